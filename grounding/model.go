@@ -1,0 +1,111 @@
+package grounding
+
+import "time"
+
+// Roles of a groundwork account.
+const (
+	RoleAdmin      = "admin"
+	RoleResearcher = "researcher"
+	RoleAnnotator  = "annotator"
+)
+
+// ValidAccountRole reports whether r is one of the account roles.
+func ValidAccountRole(r string) bool {
+	return r == RoleAdmin || r == RoleResearcher || r == RoleAnnotator
+}
+
+// User is a groundwork account. PasswordHash is a bcrypt hash.
+type User struct {
+	ID           int64
+	Name         string
+	Role         string
+	PasswordHash []byte
+	CreatedAt    time.Time
+}
+
+// Run is a named set of imported trajectories, with counters maintained at
+// import time so listing runs never counts over the pool.
+type Run struct {
+	ID           int64
+	Name         string
+	CreatedAt    time.Time
+	Trajectories int
+	Successes    int
+	Decisions    int
+	ToolCalls    int
+	Messages     int
+	Imports      int
+}
+
+// TrajectorySummary is one row of a run's trajectory list.
+type TrajectorySummary struct {
+	ID          int64 // database id, used in URLs
+	RunID       int64
+	ExtID       string // the log's own trajectory id
+	ParentID    string
+	Domain      string
+	Success     bool
+	Reward      *float64
+	Messages    int
+	Decisions   int
+	ToolCalls   int
+	Errors      int // error observations
+	SourceFile  string
+	SourceIndex int
+}
+
+// TrajectoryFilter selects a page of a run's trajectories, ordered by ExtID.
+// Paging is keyset: After is the ExtID of the last row of the previous page.
+type TrajectoryFilter struct {
+	RunID   int64
+	Success *bool  // nil: any
+	Domain  string // "": any
+	Tool    string // "": any; else trajectories with a decision calling it
+	Search  string // "": any; else ExtID contains it (case-insensitive)
+	After   string
+	Limit   int // default 50, max 500
+}
+
+// TrajectoryPage is one page of a filtered trajectory list. Next is the
+// cursor for the following page, "" on the last page.
+type TrajectoryPage struct {
+	Rows []TrajectorySummary
+	Next string
+}
+
+// TrajectoryHeader is a stored trajectory without its messages: enough to
+// render the top of the trajectory page and to compute projections of one
+// decision with the messages loaded separately.
+type TrajectoryHeader struct {
+	TrajectorySummary
+	RunName string
+	Request string
+	Tools   []Tool
+	Hidden  []HiddenEntry
+	Meta    []byte // raw JSON or nil
+	Format  string
+}
+
+// StoredDecision is a decision as persisted at import (see Decision).
+type StoredDecision struct {
+	Decision
+	TrajectoryID int64
+}
+
+// ImportResult reports what one file's import did. When Duplicate is true the
+// same content (by SHA-256) was imported before, into PreviousRun, and
+// nothing was added.
+type ImportResult struct {
+	File         string
+	Format       string
+	SHA256       string
+	Bytes        int64
+	RunID        int64
+	RunName      string
+	Trajectories int
+	Messages     int
+	Decisions    int
+	Duplicate    bool
+	PreviousRun  string
+	PreviousAt   time.Time
+}
