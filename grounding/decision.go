@@ -25,31 +25,44 @@ func (d Decision) IsReply() bool { return d.Call < 0 }
 // messages make decisions. A message with non-empty text content yields a
 // text-reply decision (Call -1) before its tool-call decisions, because the
 // text is shown to the user and its ids and amounts must be supported too.
+//
+// A tool message answers the oldest earlier call with its tool_call_id that
+// is still unanswered. Matching in order matters because providers reissue
+// call ids across turns (the τ-bench airline log reuses one in a quarter of
+// its trajectories); calls of hidden assistant messages take part in the
+// matching but make no decisions.
 func Decisions(t *Trajectory) []Decision {
-	// Map call ids to the first tool message answering them.
-	obs := make(map[string]int)
-	for i, m := range t.Messages {
-		if m.Role == RoleTool && m.ToolCallID != "" {
-			if _, seen := obs[m.ToolCallID]; !seen {
-				obs[m.ToolCallID] = i
-			}
-		}
-	}
 	var out []Decision
+	// call id → unanswered calls, oldest first, as indexes into out
+	// (-1 for a call of a hidden message).
+	pending := make(map[string][]int)
 	for i, m := range t.Messages {
-		if m.Role != RoleAssistant || m.IsHidden() {
-			continue
-		}
-		if m.Content != "" {
-			out = append(out, Decision{Ordinal: len(out), Message: i, Call: -1, Observation: -1})
-		}
-		for k, c := range m.ToolCalls {
-			d := Decision{Ordinal: len(out), Message: i, Call: k, Tool: c.Name, Observation: -1}
-			if j, ok := obs[c.ID]; ok && c.ID != "" && j > i {
-				d.Observation = j
-				d.Error = t.Messages[j].Error
+		switch m.Role {
+		case RoleAssistant:
+			hidden := m.IsHidden()
+			if !hidden && m.Content != "" {
+				out = append(out, Decision{Ordinal: len(out), Message: i, Call: -1, Observation: -1})
 			}
-			out = append(out, d)
+			for k, c := range m.ToolCalls {
+				d := -1
+				if !hidden {
+					d = len(out)
+					out = append(out, Decision{Ordinal: d, Message: i, Call: k, Tool: c.Name, Observation: -1})
+				}
+				if c.ID != "" {
+					pending[c.ID] = append(pending[c.ID], d)
+				}
+			}
+		case RoleTool:
+			q := pending[m.ToolCallID]
+			if len(q) == 0 {
+				continue
+			}
+			if d := q[0]; d >= 0 {
+				out[d].Observation = i
+				out[d].Error = m.Error
+			}
+			pending[m.ToolCallID] = q[1:]
 		}
 	}
 	return out

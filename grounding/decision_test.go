@@ -1,0 +1,139 @@
+package grounding
+
+import (
+	"reflect"
+	"testing"
+)
+
+func user(s string) Message    { return Message{Role: RoleUser, Content: s} }
+func reply(s string) Message   { return Message{Role: RoleAssistant, Content: s} }
+func hidden(m Message) Message { m.Visibility = Hidden; return m }
+func call(id, name string) ToolCall {
+	return ToolCall{ID: id, Name: name, Arguments: []byte(`{}`)}
+}
+func calls(text string, cs ...ToolCall) Message {
+	return Message{Role: RoleAssistant, Content: text, ContentNull: text == "", ToolCalls: cs}
+}
+func answer(id string) Message { return Message{Role: RoleTool, ToolCallID: id, Content: "ok"} }
+func failure(id string) Message {
+	return Message{Role: RoleTool, ToolCallID: id, Content: "Error: no", Error: true}
+}
+
+func TestDecisions(t *testing.T) {
+	tests := []struct {
+		name string
+		msgs []Message
+		want []Decision
+	}{
+		{
+			name: "text replies",
+			msgs: []Message{user("hi"), reply("hello"), user("bye"), reply("goodbye")},
+			want: []Decision{
+				{Ordinal: 0, Message: 1, Call: -1, Observation: -1},
+				{Ordinal: 1, Message: 3, Call: -1, Observation: -1},
+			},
+		},
+		{
+			name: "empty assistant message makes no decision",
+			msgs: []Message{user("hi"), reply("")},
+			want: nil,
+		},
+		{
+			name: "text then calls, answered out of order",
+			msgs: []Message{user("hi"), calls("Checking both.", call("a", "f"), call("b", "g")), answer("b"), answer("a")},
+			want: []Decision{
+				{Ordinal: 0, Message: 1, Call: -1, Observation: -1},
+				{Ordinal: 1, Message: 1, Call: 0, Tool: "f", Observation: 3},
+				{Ordinal: 2, Message: 1, Call: 1, Tool: "g", Observation: 2},
+			},
+		},
+		{
+			name: "error observation",
+			msgs: []Message{user("hi"), calls("", call("a", "f")), failure("a"), calls("", call("b", "f")), answer("b")},
+			want: []Decision{
+				{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 2, Error: true},
+				{Ordinal: 1, Message: 3, Call: 0, Tool: "f", Observation: 4},
+			},
+		},
+		{
+			name: "call without observation",
+			msgs: []Message{user("hi"), calls("", call("a", "f"), call("b", "g")), answer("a"), reply("done")},
+			want: []Decision{
+				{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 2},
+				{Ordinal: 1, Message: 1, Call: 1, Tool: "g", Observation: -1},
+				{Ordinal: 2, Message: 3, Call: -1, Observation: -1},
+			},
+		},
+		{
+			name: "call without id",
+			msgs: []Message{calls("", call("", "f")), answer("")},
+			want: []Decision{{Ordinal: 0, Message: 0, Call: 0, Tool: "f", Observation: -1}},
+		},
+		{
+			name: "hidden assistant messages skipped",
+			msgs: []Message{
+				user("hi"),
+				hidden(calls("teacher peeks", call("h", "get_db"))),
+				answer("h"),
+				hidden(reply("teacher note")),
+				calls("", call("v", "f")),
+				answer("v"),
+			},
+			want: []Decision{{Ordinal: 0, Message: 4, Call: 0, Tool: "f", Observation: 5}},
+		},
+		{
+			name: "hidden call's answer is not given to a later visible call with its id",
+			msgs: []Message{hidden(calls("", call("x", "peek"))), calls("", call("x", "f")), answer("x"), answer("x")},
+			want: []Decision{{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 3}},
+		},
+		{
+			// OpenAI reissues call ids across turns; the τ-bench airline
+			// log does this in 50 of 200 trajectories.
+			name: "id reused after its answer",
+			msgs: []Message{user("hi"), calls("", call("c", "f")), answer("c"), calls("", call("c", "g")), failure("c")},
+			want: []Decision{
+				{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 2},
+				{Ordinal: 1, Message: 3, Call: 0, Tool: "g", Observation: 4, Error: true},
+			},
+		},
+		{
+			name: "answer before the call does not count",
+			msgs: []Message{answer("c"), calls("", call("c", "f"))},
+			want: []Decision{{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: -1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Decisions(&Trajectory{ID: "t", Messages: tt.msgs})
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Decisions(%s) = %+v, want %+v", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestVisibleBeforeAndHiddenKnownAt(t *testing.T) {
+	at := func(i int) *int { return &i }
+	tr := &Trajectory{
+		Messages: []Message{user("hi"), hidden(Message{Role: RoleSystem, Content: "hint"}), reply("a"), user("b"), reply("c")},
+		Hidden:   []HiddenEntry{{Kind: HiddenUserInstruction}, {Kind: HiddenDBState, At: at(3)}, {Kind: "late", At: at(5)}},
+	}
+	tests := []struct {
+		msg                  int
+		visible, hMsgs, hEnt []int
+	}{
+		{0, nil, nil, []int{0}},
+		{2, []int{0}, []int{1}, []int{0}},
+		{4, []int{0, 2, 3}, []int{1}, []int{0, 1}},
+		{9, []int{0, 2, 3, 4}, []int{1}, []int{0, 1, 2}},
+	}
+	for _, tt := range tests {
+		if got := VisibleBefore(tr, tt.msg); !reflect.DeepEqual(got, tt.visible) {
+			t.Errorf("VisibleBefore(%d) = %v, want %v", tt.msg, got, tt.visible)
+		}
+		m, e := HiddenKnownAt(tr, tt.msg)
+		if !reflect.DeepEqual(m, tt.hMsgs) || !reflect.DeepEqual(e, tt.hEnt) {
+			t.Errorf("HiddenKnownAt(%d) = %v, %v; want %v, %v", tt.msg, m, e, tt.hMsgs, tt.hEnt)
+		}
+	}
+}
