@@ -1,0 +1,37 @@
+// groundwork's only script besides htmx. The CSP forbids inline scripts, so
+// behaviour that htmx attributes cannot express lives here.
+(function () {
+  "use strict";
+
+  function alertBox(text) {
+    var box = document.getElementById("alerts");
+    if (!box) return;
+    var div = document.createElement("div");
+    div.className = "alert";
+    div.setAttribute("role", "alert");
+    var span = document.createElement("span");
+    span.textContent = text; // never innerHTML
+    var btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "link";
+    btn.setAttribute("data-dismiss", "");
+    btn.textContent = "dismiss";
+    div.appendChild(span);
+    div.appendChild(btn);
+    box.replaceChildren(div);
+  }
+
+  // Dismiss buttons on alerts.
+  document.addEventListener("click", function (e) {
+    var t = e.target;
+    if (t instanceof Element && t.hasAttribute("data-dismiss")) {
+      var a = t.closest(".alert");
+      if (a) a.remove();
+    }
+  });
+
+  // The server could not be reached at all.
+  document.addEventListener("htmx:sendError", function () {
+    alertBox("The server could not be reached. Check your connection and try again.");
+  });
+})();
