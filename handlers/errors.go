@@ -1,0 +1,95 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5/middleware"
+
+	"groundwork/grounding"
+	"groundwork/views"
+)
+
+// httpError is an error whose status and message are meant for the user.
+type httpError struct {
+	status  int
+	message string
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("%d %s", e.status, e.message) }
+
+// Error returns an error that fail answers with status and message, shown
+// to the user as is. Use it for 4xx answers only.
+func Error(status int, message string) error { return &httpError{status: status, message: message} }
+
+func badRequest(message string) error { return Error(http.StatusBadRequest, message) }
+
+// Fail answers r with err (see fail). web's middleware uses it so refusals
+// (login required, forbidden, cross-origin) look like every other error.
+func Fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	fail(log, w, r, err)
+}
+
+// fail is the only place that turns an error into a status and a message.
+// It logs once: 5xx as errors, 4xx as warnings. A 5xx body never contains
+// err.Error(), only the request id to find the log line. A partial htmx
+// request gets views.Alert retargeted to #alerts; anything else gets a full
+// error page.
+func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	status, message := classify(err)
+	if status >= 500 {
+		message = "Internal error (request id " + requestID(r) + ")"
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	level := slog.LevelWarn
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	log.LogAttrs(r.Context(), level, "request failed",
+		slog.String("request_id", requestID(r)),
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status),
+		slog.Any("err", err),
+	)
+	if isPartial(r) {
+		w.Header().Set(HXRetarget, "#alerts")
+		w.Header().Set(HXReswap, "innerHTML")
+		renderFragment(w, r, status, views.Alert(message))
+		return
+	}
+	render(w, r, status, page{title: http.StatusText(status), body: views.ErrorPage(status, message)})
+}
+
+// classify maps err to a status and a user-facing message (ignored for 5xx).
+func classify(err error) (int, string) {
+	var he *httpError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &he):
+		return he.status, he.message
+	case errors.As(err, &tooBig):
+		return http.StatusRequestEntityTooLarge, "the request is too large"
+	case errors.Is(err, grounding.ErrNotFound):
+		return http.StatusNotFound, "Not found."
+	case errors.Is(err, grounding.ErrConflict):
+		return http.StatusConflict, "This conflicts with existing data."
+	case errors.Is(err, grounding.ErrInvalid):
+		// Validation errors from grounding are written for the user.
+		return http.StatusUnprocessableEntity, err.Error()
+	default:
+		return http.StatusInternalServerError, ""
+	}
+}
+
+// requestID is chi's request id of r, or "-" outside the middleware.
+func requestID(r *http.Request) string {
+	if id := middleware.GetReqID(r.Context()); id != "" {
+		return id
+	}
+	return "-"
+}

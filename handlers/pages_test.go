@@ -1,0 +1,381 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"groundwork/grounding"
+)
+
+const hintText = "teacher note: use certificate_7504069"
+
+// sample is a small trajectory: the user asks, the agent calls a tool that
+// fails, a hidden hint follows, then the agent replies.
+func sample() *grounding.Trajectory {
+	at := 4
+	return &grounding.Trajectory{
+		ID: "t-1",
+		Messages: []grounding.Message{
+			{Index: 0, Role: "system", Content: "policy"},
+			{Index: 1, Role: "user", Content: "cancel NO6JO3 <script>alert(1)</script>"},
+			{Index: 2, Role: "assistant", ContentNull: true, ToolCalls: []grounding.ToolCall{{ID: "c1", Name: "get_reservation_details", Arguments: json.RawMessage(`{"reservation_id":"NO6JO3"}`)}}},
+			{Index: 3, Role: "tool", ToolCallID: "c1", Name: "get_reservation_details", Content: "Error: <script>alert(2)</script>", Error: true},
+			{Index: 4, Role: "system", Content: hintText, Visibility: grounding.Hidden, HiddenKind: grounding.HiddenTeacherHint},
+			{Index: 5, Role: "assistant", Content: "Done.", ToolCalls: []grounding.ToolCall{{ID: "c2", Name: "cancel_reservation", RawArguments: `{"reservation_id": "NO6`}}},
+		},
+		Hidden: []grounding.HiddenEntry{
+			{Kind: grounding.HiddenUserInstruction, Content: json.RawMessage(`"You are mia_li_3668"`)},
+			{Kind: grounding.HiddenDBState, Content: json.RawMessage(`{"late":"secret_db_row"}`), At: &at},
+		},
+	}
+}
+
+// trajectoryStore serves t as trajectory 5 of run 1, computing what the
+// store would from the domain functions.
+func trajectoryStore(t *testing.T, tr *grounding.Trajectory) *fakeStore {
+	ds := grounding.Decisions(tr)
+	return &fakeStore{
+		t: t,
+		TrajectoryFn: func(id int64) (grounding.TrajectoryHeader, error) {
+			if id != 5 {
+				return grounding.TrajectoryHeader{}, grounding.ErrNotFound
+			}
+			return grounding.TrajectoryHeader{
+				TrajectorySummary: grounding.TrajectorySummary{ID: 5, RunID: 1, ExtID: tr.ID, Messages: len(tr.Messages), Decisions: len(ds), SourceFile: "a.jsonl", SourceIndex: 0},
+				RunName:           "demo", Hidden: tr.Hidden, Format: "canonical",
+			}, nil
+		},
+		MessagesFn: func(_ int64, from, to int) ([]grounding.Message, error) {
+			to = min(to, len(tr.Messages))
+			if from >= to {
+				return nil, nil
+			}
+			return tr.Messages[from:to], nil
+		},
+		VisibleBeforeFn: func(_ int64, before, limit int) ([]grounding.Message, int, error) {
+			idx := grounding.VisibleBefore(tr, before)
+			earlier := max(0, len(idx)-limit)
+			var out []grounding.Message
+			for _, i := range idx[earlier:] {
+				out = append(out, tr.Messages[i])
+			}
+			return out, earlier, nil
+		},
+		HiddenBeforeFn: func(_ int64, before int) ([]grounding.Message, error) {
+			msgs, _ := grounding.HiddenKnownAt(tr, before)
+			var out []grounding.Message
+			for _, i := range msgs {
+				out = append(out, tr.Messages[i])
+			}
+			return out, nil
+		},
+		DecisionsFn: func(_ int64, from, limit int) ([]grounding.Decision, error) {
+			if from >= len(ds) {
+				return nil, nil
+			}
+			return ds[from:min(len(ds), from+limit)], nil
+		},
+	}
+}
+
+func runStore(t *testing.T) *fakeStore {
+	r := 1.0
+	st := trajectoryStore(t, sample())
+	st.RunsFn = func() ([]grounding.Run, error) {
+		return []grounding.Run{{ID: 1, Name: "demo", Trajectories: 4, Successes: 3, CreatedAt: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}}, nil
+	}
+	st.RunFn = func(id int64) (grounding.Run, error) {
+		if id != 1 {
+			return grounding.Run{}, grounding.ErrNotFound
+		}
+		return grounding.Run{ID: 1, Name: "demo", Trajectories: 4}, nil
+	}
+	st.RunFacetsFn = func(int64) ([]string, []string, error) {
+		return []string{"airline"}, []string{"get_reservation_details"}, nil
+	}
+	st.TrajectoriesFn = func(f grounding.TrajectoryFilter) (grounding.TrajectoryPage, error) {
+		return grounding.TrajectoryPage{
+			Rows: []grounding.TrajectorySummary{{ID: 5, RunID: 1, ExtID: "t-1", Reward: &r, Success: true, SourceFile: "a.jsonl"}},
+			Next: "t-1",
+		}, nil
+	}
+	return st
+}
+
+func TestPages(t *testing.T) {
+	tests := []struct {
+		name   string
+		path   string
+		store  func(t *testing.T) *fakeStore
+		status int
+		// fullOnHTMX: the URL answers an htmx request with the full page
+		// (no fragment), as plain pages do.
+		fullOnHTMX bool
+		// fragmentOnly: the URL always answers with a fragment.
+		fragmentOnly bool
+		testid       string
+	}{
+		{name: "runs", path: "/runs", store: runStore, status: 200, fullOnHTMX: true, testid: "runs"},
+		{name: "runs empty", path: "/runs", store: func(t *testing.T) *fakeStore {
+			return &fakeStore{t: t, RunsFn: func() ([]grounding.Run, error) { return nil, nil }}
+		}, status: 200, fullOnHTMX: true, testid: "runs-empty"},
+		{name: "run", path: "/runs/1?success=yes&domain=airline", store: runStore, status: 200, testid: "trajectory-row"},
+		{name: "run rows", path: "/runs/1/trajectories?after=t-0", store: runStore, status: 200, fragmentOnly: true, testid: "pager"},
+		{name: "run missing", path: "/runs/9", store: runStore, status: 404},
+		{name: "run bad id", path: "/runs/x", store: runStore, status: 400},
+		{name: "trajectory", path: "/trajectories/5", store: runStore, status: 200, fullOnHTMX: true, testid: "decision"},
+		{name: "trajectory missing", path: "/trajectories/6", store: runStore, status: 404},
+		{name: "decisions page", path: "/trajectories/5/decisions?from=1", store: runStore, status: 200, fragmentOnly: true, testid: "decision"},
+		{name: "earlier messages", path: "/trajectories/5/messages?before=5&limit=1&visible=1", store: runStore, status: 200, fragmentOnly: true, testid: "earlier"},
+		{name: "full message", path: "/trajectories/5/messages/3", store: runStore, status: 200, fragmentOnly: true},
+		{name: "message missing", path: "/trajectories/5/messages/99", store: runStore, status: 404},
+		{name: "hidden entry", path: "/trajectories/5/hidden/1", store: runStore, status: 200, fragmentOnly: true},
+		{name: "store failure", path: "/runs", store: func(t *testing.T) *fakeStore {
+			return &fakeStore{t: t, RunsFn: func() ([]grounding.Run, error) { return nil, errBoom }}
+		}, status: 500},
+	}
+	for _, tt := range tests {
+		for _, m := range modes {
+			t.Run(tt.name+"/"+m.name, func(t *testing.T) {
+				h := testRouter(tt.store(t), &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+				rec, doc := do(t, h, httptest.NewRequest("GET", tt.path, nil), m.htmx)
+				if rec.Code != tt.status {
+					t.Fatalf("GET %s = %d, want %d\n%s", tt.path, rec.Code, tt.status, rec.Body)
+				}
+				if v := rec.Header().Values("Vary"); !contains(v, HXRequest) {
+					t.Errorf("Vary = %q, want HX-Request", v)
+				}
+				if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+					t.Errorf("Content-Type = %q", ct)
+				}
+				isErr := tt.status >= 400
+				wantHTML := !tt.fragmentOnly && (!m.htmx || tt.fullOnHTMX) || isErr && !m.htmx
+				if got := hasHTML(rec); got != wantHTML {
+					t.Errorf("<html> present = %v, want %v", got, wantHTML)
+				}
+				if isErr {
+					if m.htmx {
+						if rec.Header().Get(HXRetarget) != "#alerts" || rec.Header().Get(HXReswap) != "innerHTML" {
+							t.Errorf("error headers = %v", rec.Header())
+						}
+						if doc.Find(`[data-testid=alert]`).Length() != 1 {
+							t.Errorf("no alert in %s", rec.Body)
+						}
+					} else if doc.Find(`[data-testid=error]`).Length() != 1 {
+						t.Errorf("no error page in %s", rec.Body)
+					}
+					if tt.status >= 500 {
+						if strings.Contains(rec.Body.String(), "secret database detail") {
+							t.Errorf("5xx body leaks the error: %s", rec.Body)
+						}
+						if !strings.Contains(rec.Body.String(), "Internal error (request id") {
+							t.Errorf("5xx body = %s", rec.Body)
+						}
+					}
+					return
+				}
+				if rec.Header().Get(HXRetarget) != "" {
+					t.Errorf("success with HX-Retarget")
+				}
+				if tt.testid != "" && doc.Find(`[data-testid=`+tt.testid+`]`).Length() == 0 {
+					t.Errorf("no [data-testid=%s] in\n%s", tt.testid, rec.Body)
+				}
+			})
+		}
+	}
+}
+
+func contains(vs []string, s string) bool {
+	for _, v := range vs {
+		for _, p := range strings.Split(v, ",") {
+			if strings.TrimSpace(p) == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestBoostedGetsFullPage: boosted navigation and history restores replace
+// the whole body, so they get the layout even on URLs with a fragment.
+func TestBoostedGetsFullPage(t *testing.T) {
+	for _, hdr := range []string{HXBoosted, HXHistoryRestore} {
+		h := testRouter(runStore(t), &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+		req := httptest.NewRequest("GET", "/runs/1", nil)
+		req.Header.Set(hdr, "true")
+		rec, doc := do(t, h, req, true)
+		if rec.Code != 200 || !hasHTML(rec) || doc.Find(`[data-testid=filters]`).Length() != 1 {
+			t.Errorf("%s: status %d, html %v", hdr, rec.Code, hasHTML(rec))
+		}
+	}
+}
+
+func TestRunFilterAndPaging(t *testing.T) {
+	st := runStore(t)
+	var got grounding.TrajectoryFilter
+	inner := st.TrajectoriesFn
+	st.TrajectoriesFn = func(f grounding.TrajectoryFilter) (grounding.TrajectoryPage, error) {
+		got = f
+		return inner(f)
+	}
+	h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+	rec, doc := do(t, h, httptest.NewRequest("GET", "/runs/1?success=no&tool=get_reservation_details&q=+t-&after=t-0", nil), false)
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if got.Success == nil || *got.Success || got.Tool != "get_reservation_details" || got.Search != "t-" || got.After != "t-0" || got.Limit != pageSize || got.RunID != 1 {
+		t.Errorf("filter = %+v", got)
+	}
+	next, _ := doc.Find(`[data-testid=next-page]`).Attr("href")
+	if next != "/runs/1?after=t-1&q=t-&success=no&tool=get_reservation_details" {
+		t.Errorf("next page = %q", next)
+	}
+	more, _ := doc.Find(`[data-testid=load-more]`).Attr("hx-get")
+	if more != "/runs/1/trajectories?after=t-1&q=t-&success=no&tool=get_reservation_details" {
+		t.Errorf("load more = %q", more)
+	}
+	if v, _ := doc.Find(`select[name=success] option[selected]`).Attr("value"); v != "no" {
+		t.Errorf("selected success = %q", v)
+	}
+	if v, _ := doc.Find(`form[data-testid=filters]`).Attr("hx-push-url"); v != "true" {
+		t.Errorf("filter form hx-push-url = %q", v)
+	}
+	if v, _ := doc.Find(`input[name=q]`).Attr("hx-trigger"); !strings.Contains(v, "keyup changed delay:300ms") {
+		t.Errorf("search hx-trigger = %q", v)
+	}
+}
+
+func TestDecisionView(t *testing.T) {
+	h := testRouter(runStore(t), &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+	rec, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5", nil), false)
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	cards := doc.Find(`[data-testid=decision]`)
+	// sample: call at 2, reply at 5, call at 5.
+	if cards.Length() != 3 {
+		t.Fatalf("cards = %d, want 3", cards.Length())
+	}
+	first := cards.Eq(0)
+	if id, _ := first.Attr("id"); id != "d0" {
+		t.Errorf("first card id = %q", id)
+	}
+	if s := first.Find(`[data-testid=visible-pane]`).Text(); !strings.Contains(s, "cancel NO6JO3 <script>alert(1)</script>") {
+		t.Errorf("visible pane = %q", s)
+	}
+	act := first.Find(`[data-testid=action-pane]`)
+	if s := act.Text(); !strings.Contains(s, `"reservation_id": "NO6JO3"`) || !strings.Contains(s, "Error: <script>alert(2)</script>") {
+		t.Errorf("action pane = %q", s)
+	}
+	if act.Find(`.badge.fail`).Length() == 0 {
+		t.Errorf("no error badge on the failed observation")
+	}
+	hid := first.Find(`[data-testid=hidden-pane]`).Text()
+	if !strings.Contains(hid, "You are mia_li_3668") || strings.Contains(hid, "secret_db_row") || strings.Contains(hid, "certificate_7504069") {
+		t.Errorf("first decision's hidden pane = %q (want the instruction only: the db state is from message 4, the hint at 4)", hid)
+	}
+	third := cards.Eq(2)
+	hid = third.Find(`[data-testid=hidden-pane]`).Text()
+	if !strings.Contains(hid, "certificate_7504069") || !strings.Contains(hid, "secret_db_row") {
+		t.Errorf("third decision's hidden pane = %q", hid)
+	}
+	if s := third.Find(`[data-testid=visible-pane]`).Text(); strings.Contains(s, "certificate_7504069") {
+		t.Errorf("visible pane shows the hidden hint: %q", s)
+	}
+	if third.Find(`[data-testid=args-invalid]`).Length() != 1 {
+		t.Errorf("invalid arguments not flagged")
+	}
+	if s := cards.Eq(1).Find(`.decision-head`).Text(); !strings.Contains(s, "text reply") || !strings.Contains(s, "decision 2 of 3") {
+		t.Errorf("reply card head = %q", s)
+	}
+	if strings.Contains(rec.Body.String(), "<script>alert") {
+		t.Errorf("log content rendered as markup")
+	}
+}
+
+// TestLongTrajectory: 5,000 messages open with 20 cards, bounded reads, and
+// a lazy next page.
+func TestLongTrajectory(t *testing.T) {
+	tr := &grounding.Trajectory{ID: "long"}
+	for i := 0; i < 5000; i += 2 {
+		tr.Messages = append(tr.Messages,
+			grounding.Message{Index: i, Role: "user", Content: strings.Repeat("x", 3000)},
+			grounding.Message{Index: i + 1, Role: "assistant", Content: fmt.Sprint("reply ", i)})
+	}
+	st := trajectoryStore(t, tr)
+	inner := st.MessagesFn
+	st.MessagesFn = func(id int64, from, to int) ([]grounding.Message, error) {
+		if to-from > maxSpan {
+			t.Errorf("Messages(%d, %d) reads %d messages", from, to, to-from)
+		}
+		return inner(id, from, to)
+	}
+	h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+	rec, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5", nil), false)
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if n := doc.Find(`[data-testid=decision]`).Length(); n != decisionsPerPage {
+		t.Errorf("cards = %d, want %d", n, decisionsPerPage)
+	}
+	more := doc.Find(`[data-testid=more-decisions]`)
+	if v, _ := more.Attr("hx-get"); v != "/trajectories/5/decisions?from=20" {
+		t.Errorf("more = %q", v)
+	}
+	if v, _ := more.Find("a").Attr("href"); v != "/trajectories/5?from=20#d20" {
+		t.Errorf("fallback = %q", v)
+	}
+	if rec.Body.Len() > 2<<20 {
+		t.Errorf("page is %d bytes", rec.Body.Len())
+	}
+	// Long user messages are cut with a "show all".
+	if doc.Find(`[data-testid=show-all]`).Length() == 0 {
+		t.Errorf("no show-all on 3,000-character messages")
+	}
+	last := doc.Find(`[data-testid=decision]`).Last()
+	if s := last.Find(`[data-testid=earlier]`).Text(); !strings.Contains(s, "35 earlier messages") {
+		t.Errorf("earlier button of decision 20 = %q", s)
+	}
+}
+
+func TestFullMessage(t *testing.T) {
+	tr := sample()
+	tr.Messages[1].Content = strings.Repeat("y", 2500) + "END"
+	h := testRouter(trajectoryStore(t, tr), &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+	rec, _ := do(t, h, httptest.NewRequest("GET", "/trajectories/5/messages/1", nil), true)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "END") {
+		t.Errorf("full message: %d %s", rec.Code, rec.Body)
+	}
+	rec, _ = do(t, h, httptest.NewRequest("GET", "/trajectories/5/messages/2?call=0", nil), true)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "reservation_id") {
+		t.Errorf("call arguments: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	for _, tt := range []struct {
+		err    error
+		status int
+	}{{nil, 200}, {errBoom, 503}} {
+		st := &fakeStore{t: t, PingFn: func() error { return tt.err }}
+		h := testRouter(st, &fakeSessions{}, nil, t.TempDir(), 1)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		if rec.Code != tt.status {
+			t.Errorf("ping %v: status %d, want %d", tt.err, rec.Code, tt.status)
+		}
+		if tt.err == nil && strings.TrimSpace(rec.Body.String()) != "ok" {
+			t.Errorf("body = %q", rec.Body)
+		}
+		if strings.Contains(rec.Body.String(), "secret") {
+			t.Errorf("health leaks the error")
+		}
+	}
+}
+
+var _ = http.StatusOK

@@ -1,0 +1,473 @@
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"groundwork/grounding"
+	"groundwork/views"
+)
+
+// trajectoryReader is what the decision view needs from storage. Every
+// method reads a bounded slice, so a trajectory of thousands of messages
+// opens as fast as a short one.
+type trajectoryReader interface {
+	// Trajectory returns grounding.ErrNotFound for an unknown id.
+	Trajectory(ctx context.Context, id int64) (grounding.TrajectoryHeader, error)
+	// Messages returns the messages with from <= index < to.
+	Messages(ctx context.Context, trajectoryID int64, from, to int) ([]grounding.Message, error)
+	// VisibleBefore returns the last limit visible messages before index
+	// before, ascending, and how many visible messages precede them.
+	VisibleBefore(ctx context.Context, trajectoryID int64, before, limit int) ([]grounding.Message, int, error)
+	// HiddenBefore returns the hidden messages before index before.
+	HiddenBefore(ctx context.Context, trajectoryID int64, before int) ([]grounding.Message, error)
+	// Decisions returns up to limit decisions with ordinal >= from.
+	Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.Decision, error)
+}
+
+// Trajectories serves the decision view and the fragments it loads lazily.
+type Trajectories struct {
+	log   *slog.Logger
+	store trajectoryReader
+}
+
+// NewTrajectories returns the trajectory handlers.
+func NewTrajectories(log *slog.Logger, store trajectoryReader) *Trajectories {
+	return &Trajectories{log: log, store: store}
+}
+
+const (
+	decisionsPerPage = 20  // decision cards per page
+	visibleShown     = 4   // visible messages shown before each decision
+	earlierBatch     = 50  // visible messages loaded per "show" click
+	maxBatch         = 200 // largest limit a client may ask for
+	maxSpan          = 400 // widest message range fetched in one query
+)
+
+// Show renders the trajectory's header and the first page of decisions
+// (from ?from=N, the no-JavaScript fallback of the lazy pages).
+func (h *Trajectories) Show(w http.ResponseWriter, r *http.Request) {
+	id, ok := intParam(r, "trajectoryID")
+	if !ok {
+		h.fail(w, r, badRequest("trajectory id must be a number"))
+		return
+	}
+	from, ok := intQuery(r, "from", 0, math.MaxInt32)
+	if !ok {
+		h.fail(w, r, badRequest("from must be a decision number"))
+		return
+	}
+	hd, err := h.store.Trajectory(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	chunk, err := h.chunk(r.Context(), hd, from)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p := trajectoryPage(hd, chunk)
+	render(w, r, http.StatusOK, page{title: hd.ExtID, section: "runs", body: views.Trajectory(p)})
+}
+
+// Decisions is the fragment with the page of decisions from ?from=N, loaded
+// when the previous page's end scrolls into view.
+func (h *Trajectories) Decisions(w http.ResponseWriter, r *http.Request) {
+	id, ok := intParam(r, "trajectoryID")
+	if !ok {
+		h.fail(w, r, badRequest("trajectory id must be a number"))
+		return
+	}
+	from, ok := intQuery(r, "from", 0, math.MaxInt32)
+	if !ok {
+		h.fail(w, r, badRequest("from must be a decision number"))
+		return
+	}
+	hd, err := h.store.Trajectory(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	chunk, err := h.chunk(r.Context(), hd, from)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	renderFragment(w, r, http.StatusOK, views.Decisions(chunk))
+}
+
+// Messages is the fragment of messages before ?before=X (only the visible
+// ones with visible=1), at most ?limit=N, preceded by a button for the
+// ones before them.
+func (h *Trajectories) Messages(w http.ResponseWriter, r *http.Request) {
+	id, ok := intParam(r, "trajectoryID")
+	if !ok {
+		h.fail(w, r, badRequest("trajectory id must be a number"))
+		return
+	}
+	before, ok := intQuery(r, "before", -1, math.MaxInt32)
+	if !ok || before < 0 {
+		h.fail(w, r, badRequest("before must be a message index"))
+		return
+	}
+	limit, ok := intQuery(r, "limit", earlierBatch, maxBatch)
+	if !ok || limit == 0 {
+		h.fail(w, r, badRequest("limit must be a positive number"))
+		return
+	}
+	visible := r.URL.Query().Get("visible") == "1"
+	var (
+		msgs    []grounding.Message
+		earlier int
+		err     error
+	)
+	if visible {
+		msgs, earlier, err = h.store.VisibleBefore(r.Context(), id, before, limit)
+	} else {
+		from := max(0, before-limit)
+		msgs, err = h.store.Messages(r.Context(), id, from, before)
+		earlier = from
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	btn := earlierButton(id, msgs, earlier, limit, visible)
+	renderFragment(w, r, http.StatusOK, views.EarlierMessages(btn, messageViews(id, msgs)))
+}
+
+// Message is the fragment with one message's content in full (or, with
+// ?call=k, the arguments of its k-th tool call): the "show all" answer.
+func (h *Trajectories) Message(w http.ResponseWriter, r *http.Request) {
+	id, ok := intParam(r, "trajectoryID")
+	if !ok {
+		h.fail(w, r, badRequest("trajectory id must be a number"))
+		return
+	}
+	idx, ok := intParam(r, "index")
+	if !ok || idx > math.MaxInt32 {
+		h.fail(w, r, badRequest("message index must be a number"))
+		return
+	}
+	call, ok := intQuery(r, "call", -1, math.MaxInt32)
+	if !ok {
+		h.fail(w, r, badRequest("call must be a number"))
+		return
+	}
+	msgs, err := h.store.Messages(r.Context(), id, int(idx), int(idx)+1)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if len(msgs) == 0 {
+		h.fail(w, r, grounding.ErrNotFound)
+		return
+	}
+	m := msgs[0]
+	var c views.Content
+	if call >= 0 {
+		if call >= len(m.ToolCalls) {
+			h.fail(w, r, grounding.ErrNotFound)
+			return
+		}
+		c, _ = argsContent(m.ToolCalls[call], "")
+	} else {
+		c = text(m.Content, m.Role == grounding.RoleTool, "")
+	}
+	renderFragment(w, r, http.StatusOK, views.FullContent(c))
+}
+
+// Hidden is the fragment with one hidden collector entry in full.
+func (h *Trajectories) Hidden(w http.ResponseWriter, r *http.Request) {
+	id, ok := intParam(r, "trajectoryID")
+	if !ok {
+		h.fail(w, r, badRequest("trajectory id must be a number"))
+		return
+	}
+	k, ok := intParam(r, "entry")
+	if !ok {
+		h.fail(w, r, badRequest("hidden entry must be a number"))
+		return
+	}
+	hd, err := h.store.Trajectory(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if k >= int64(len(hd.Hidden)) {
+		h.fail(w, r, grounding.ErrNotFound)
+		return
+	}
+	renderFragment(w, r, http.StatusOK, views.FullContent(rawJSON(hd.Hidden[k].Content, "")))
+}
+
+func (h *Trajectories) fail(w http.ResponseWriter, r *http.Request, err error) {
+	fail(h.log, w, r, err)
+}
+
+// chunk builds the decision cards of one page starting at ordinal from.
+// Per decision it makes two bounded reads (the last few visible messages
+// and the hidden ones); the decisions' own messages and observations come
+// in one range read when they are close together.
+func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader, from int) (views.DecisionChunk, error) {
+	ds, err := h.store.Decisions(ctx, hd.ID, from, decisionsPerPage+1)
+	if err != nil {
+		return views.DecisionChunk{}, err
+	}
+	var c views.DecisionChunk
+	more := len(ds) > decisionsPerPage
+	if more {
+		ds = ds[:decisionsPerPage]
+	}
+	if len(ds) == 0 {
+		if from == 0 {
+			c.Empty = "This trajectory has no decisions: no visible assistant message."
+		} else {
+			c.Empty = "No decisions after decision " + strconv.Itoa(from) + "."
+		}
+		return c, nil
+	}
+	var need []int
+	for _, d := range ds {
+		need = append(need, d.Message)
+		if d.Observation >= 0 {
+			need = append(need, d.Observation)
+		}
+	}
+	msgs, err := h.load(ctx, hd.ID, need)
+	if err != nil {
+		return views.DecisionChunk{}, err
+	}
+	entries := hiddenEntries(hd)
+	for _, d := range ds {
+		vis, earlier, err := h.store.VisibleBefore(ctx, hd.ID, d.Message, visibleShown)
+		if err != nil {
+			return views.DecisionChunk{}, err
+		}
+		hid, err := h.store.HiddenBefore(ctx, hd.ID, d.Message)
+		if err != nil {
+			return views.DecisionChunk{}, err
+		}
+		c.Cards = append(c.Cards, decisionCard(hd, d, msgs, vis, earlier, hid, entries))
+	}
+	if more {
+		next := ds[len(ds)-1].Ordinal + 1
+		base := trajectoryURL(hd.ID)
+		c.MoreURL = base + "/decisions?from=" + strconv.Itoa(next)
+		c.NextURL = base + "?from=" + strconv.Itoa(next) + "#d" + strconv.Itoa(next)
+	}
+	return c, nil
+}
+
+// load reads the messages at the given indexes: one range read when they
+// span at most maxSpan messages, else one read each.
+func (h *Trajectories) load(ctx context.Context, id int64, idx []int) (map[int]grounding.Message, error) {
+	out := make(map[int]grounding.Message, len(idx))
+	if len(idx) == 0 {
+		return out, nil
+	}
+	lo, hi := slices.Min(idx), slices.Max(idx)
+	if hi-lo < maxSpan {
+		ms, err := h.store.Messages(ctx, id, lo, hi+1)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			out[m.Index] = m
+		}
+		return out, nil
+	}
+	for _, i := range idx {
+		if _, ok := out[i]; ok {
+			continue
+		}
+		ms, err := h.store.Messages(ctx, id, i, i+1)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			out[m.Index] = m
+		}
+	}
+	return out, nil
+}
+
+func trajectoryPage(hd grounding.TrajectoryHeader, chunk views.DecisionChunk) views.TrajectoryPage {
+	src := hd.SourceFile + " · record " + strconv.Itoa(hd.SourceIndex)
+	if hd.Format != "" {
+		src += " · " + hd.Format
+	}
+	p := views.TrajectoryPage{
+		RunsURL:   "/runs",
+		RunURL:    runURL(hd.RunID),
+		RunName:   hd.RunName,
+		ExtID:     hd.ExtID,
+		Parent:    hd.ParentID,
+		Domain:    orDash(hd.Domain),
+		Reward:    reward(hd.Reward),
+		Success:   yesNo(hd.Success),
+		Succeeded: hd.Success,
+		Messages:  count(hd.Messages),
+		Decisions: count(hd.Decisions),
+		ToolCalls: count(hd.ToolCalls),
+		Errors:    count(hd.Errors),
+		Source:    src,
+		// The request is shown once per page, in a scrolling box: no cut.
+		Request: text(hd.Request, false, ""),
+		Chunk:   chunk,
+	}
+	for _, t := range hd.Tools {
+		tv := views.ToolView{Name: t.Name, Description: t.Description}
+		if len(t.Parameters) > 0 {
+			tv.Parameters = pretty(t.Parameters)
+		}
+		p.Tools = append(p.Tools, tv)
+	}
+	return p
+}
+
+// hiddenEntries prepares every hidden collector entry once per page; each
+// decision then picks those the collector had by then.
+func hiddenEntries(hd grounding.TrajectoryHeader) []views.HiddenItem {
+	out := make([]views.HiddenItem, len(hd.Hidden))
+	for k, e := range hd.Hidden {
+		where := "collector context, from the start"
+		if e.At != nil {
+			where = "collector context, from message " + strconv.Itoa(*e.At)
+		}
+		out[k] = views.HiddenItem{
+			Kind:    e.Kind,
+			Where:   where,
+			Summary: jsonSummary(e.Content, 100),
+			Content: rawJSON(e.Content, trajectoryURL(hd.ID)+"/hidden/"+strconv.Itoa(k)),
+		}
+	}
+	return out
+}
+
+func decisionCard(hd grounding.TrajectoryHeader, d grounding.Decision, msgs map[int]grounding.Message,
+	vis []grounding.Message, earlier int, hid []grounding.Message, entries []views.HiddenItem) views.DecisionCard {
+	card := views.DecisionCard{
+		ID:      "d" + strconv.Itoa(d.Ordinal),
+		Title:   "decision " + strconv.Itoa(d.Ordinal+1) + " of " + count(hd.Decisions),
+		Message: "message " + strconv.Itoa(d.Message),
+		Kind:    d.Tool,
+		Error:   d.Error,
+		Visible: views.VisiblePane{
+			Before:   "before message " + strconv.Itoa(d.Message),
+			Earlier:  earlierButton(hd.ID, vis, earlier, earlierBatch, true),
+			Messages: messageViews(hd.ID, vis),
+		},
+	}
+	m, haveMsg := msgs[d.Message]
+	if d.IsReply() {
+		card.Kind = "text reply"
+		card.Action.Reply = true
+		card.Action.Text = text(m.Content, false, messageURL(hd.ID, d.Message, -1))
+	} else {
+		card.Action.Tool = d.Tool
+		if haveMsg && d.Call < len(m.ToolCalls) {
+			call := m.ToolCalls[d.Call]
+			card.Action.Args, card.Action.ArgsInvalid = argsContent(call, messageURL(hd.ID, d.Message, d.Call))
+		} else {
+			card.Action.Args = views.Content{Empty: true}
+		}
+		if o, ok := msgs[d.Observation]; ok && d.Observation >= 0 {
+			ov := messageView(hd.ID, o)
+			ov.Error = ov.Error || d.Error
+			card.Action.Observation = &ov
+		}
+	}
+	for k, e := range hd.Hidden {
+		if e.At == nil || *e.At <= d.Message {
+			card.Hidden.Items = append(card.Hidden.Items, entries[k])
+		}
+	}
+	for _, hm := range hid {
+		kind := hm.HiddenKind
+		if kind == "" {
+			kind = "hidden " + hm.Role + " message"
+		}
+		card.Hidden.Items = append(card.Hidden.Items, views.HiddenItem{
+			Kind:    kind,
+			Where:   "message " + strconv.Itoa(hm.Index) + " · " + hm.Role,
+			Summary: summary(hm.Content, 100),
+			Content: text(hm.Content, hm.Role == grounding.RoleTool, messageURL(hd.ID, hm.Index, -1)),
+		})
+	}
+	return card
+}
+
+// argsContent shows a call's arguments: pretty JSON, or the undecodable
+// source string verbatim (invalid reports that case).
+func argsContent(c grounding.ToolCall, fullURL string) (content views.Content, invalid bool) {
+	if c.RawArguments != "" {
+		return text(c.RawArguments, true, fullURL), true
+	}
+	if len(c.Arguments) == 0 {
+		return views.Content{Empty: true}, false
+	}
+	return text(string(c.Arguments), true, fullURL), false
+}
+
+func messageViews(id int64, ms []grounding.Message) []views.MessageView {
+	out := make([]views.MessageView, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, messageView(id, m))
+	}
+	return out
+}
+
+func messageView(id int64, m grounding.Message) views.MessageView {
+	mv := views.MessageView{
+		Index:      strconv.Itoa(m.Index),
+		Role:       m.Role,
+		HiddenKind: m.HiddenKind,
+		Error:      m.Error,
+		Content:    text(m.Content, m.Role == grounding.RoleTool, messageURL(id, m.Index, -1)),
+	}
+	if m.Role == grounding.RoleTool {
+		mv.Name = m.Name
+	}
+	if m.IsHidden() && mv.HiddenKind == "" {
+		mv.HiddenKind = "hidden"
+	}
+	for k, c := range m.ToolCalls {
+		args, invalid := argsContent(c, messageURL(id, m.Index, k))
+		mv.Calls = append(mv.Calls, views.CallView{Name: c.Name, Args: args, ArgsInvalid: invalid})
+	}
+	return mv
+}
+
+// earlierButton offers the messages before msgs (earlier of them exist).
+func earlierButton(id int64, msgs []grounding.Message, earlier, limit int, visible bool) views.EarlierButton {
+	if earlier <= 0 || len(msgs) == 0 {
+		return views.EarlierButton{}
+	}
+	q := url.Values{}
+	q.Set("before", strconv.Itoa(msgs[0].Index))
+	q.Set("limit", strconv.Itoa(limit))
+	if visible {
+		q.Set("visible", "1")
+	}
+	return views.EarlierButton{
+		Count: count(earlier),
+		URL:   trajectoryURL(id) + "/messages?" + q.Encode(),
+	}
+}
+
+// messageURL is the "show all" URL of a message's content, or of its
+// call-th tool call's arguments when call >= 0.
+func messageURL(id int64, idx, call int) string {
+	u := trajectoryURL(id) + "/messages/" + strconv.Itoa(idx)
+	if call >= 0 {
+		u += "?call=" + strconv.Itoa(call)
+	}
+	return u
+}
