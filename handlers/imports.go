@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"groundwork/grounding"
@@ -223,7 +224,7 @@ func importForm(runName string, selected grounding.Format, maxBytes int64) views
 	if selected == "" {
 		selected = grounding.FormatAuto
 	}
-	f := views.ImportForm{RunName: runName, Limit: byteSize(maxBytes)}
+	f := views.ImportForm{RunName: runName, Limit: byteSize(maxBytes), MaxBytes: strconv.FormatInt(maxBytes, 10)}
 	for _, v := range formats {
 		label := string(v)
 		if v == grounding.FormatAuto {

@@ -220,9 +220,10 @@ type ImportPage struct {
 
 // ImportForm is the upload form's state.
 type ImportForm struct {
-	RunName string
-	Formats []Option
-	Limit   string // "1 GiB"
+	RunName  string
+	Formats  []Option
+	Limit    string // "1 GiB"
+	MaxBytes string // the same limit in bytes, for the browser-side check
 }
 
 // ImportResult is the outcome panel of an upload. Error is set when the
