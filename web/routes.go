@@ -1,0 +1,71 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"groundwork/grounding"
+	"groundwork/handlers"
+	"groundwork/store"
+)
+
+// routes is groundwork's whole HTTP surface, in one place.
+func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFiler) http.Handler {
+	log := cfg.Logger
+	health := handlers.NewHealth(log, db)
+	auth := handlers.NewAuth(log, db, sessions)
+	runs := handlers.NewRuns(log, db)
+	trajectories := handlers.NewTrajectories(log, db)
+	imports := handlers.NewImports(log, imp, cfg.MaxUploadBytes, cfg.UploadDir)
+
+	r := chi.NewRouter()
+	r.Use(
+		middleware.RequestID,
+		requestLogger(log),
+		middleware.Recoverer,
+		securityHeaders,
+		crossOrigin(log), // every unsafe method, before any session work
+		middleware.Compress(5, "text/html", "text/css", "text/javascript", "application/javascript"),
+	)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		handlers.Fail(log, w, r, handlers.Error(http.StatusNotFound, "There is no page at this address."))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		handlers.Fail(log, w, r, handlers.Error(http.StatusMethodNotAllowed, "This address does not accept "+r.Method+"."))
+	})
+
+	r.Get("/healthz", health.Show)
+	r.Handle("/static/*", staticFiles())
+
+	r.Group(func(r chi.Router) {
+		r.Use(noStore, sessions.LoadAndSave, loadUser(log, db, sessions))
+		r.Get("/login", auth.LoginForm)
+		r.Post("/login", auth.Login)
+		r.Post("/logout", auth.Logout)
+
+		r.Group(func(r chi.Router) {
+			r.Use(requireLogin(log))
+			r.Get("/", func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "/runs", http.StatusSeeOther)
+			})
+			r.Get("/runs", runs.List)
+			r.Get("/runs/{runID}", runs.Show)
+			r.Get("/runs/{runID}/trajectories", runs.Rows)
+			r.Get("/trajectories/{trajectoryID}", trajectories.Show)
+			r.Get("/trajectories/{trajectoryID}/decisions", trajectories.Decisions)
+			r.Get("/trajectories/{trajectoryID}/messages", trajectories.Messages)
+			r.Get("/trajectories/{trajectoryID}/messages/{index}", trajectories.Message)
+			r.Get("/trajectories/{trajectoryID}/hidden/{entry}", trajectories.Hidden)
+
+			r.Group(func(r chi.Router) {
+				r.Use(requireRole(log, grounding.RoleAdmin, grounding.RoleResearcher))
+				r.Get("/import", imports.Form)
+				r.Post("/import", imports.Create)
+			})
+		})
+	})
+	return r
+}
