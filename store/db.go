@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // registers driver "postgres"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	_ "modernc.org/sqlite" // registers driver "sqlite"
+
+	"groundwork/grounding"
+	"groundwork/migrations"
+)
+
+func init() {
+	// sqlx knows mattn's "sqlite3" but not modernc's "sqlite"; without this,
+	// Rebind would leave ? alone by accident rather than by design.
+	sqlx.BindDriver("sqlite", sqlx.QUESTION)
+}
+
+// dialect is everything that differs between the two databases. Methods
+// read these fields instead of branching on the dialect name.
+type dialect struct {
+	name   string        // what DB.Dialect reports
+	driver string        // database/sql driver name
+	goose  goose.Dialect // goose's name for the SQL flavor
+	dir    string        // migration folder in migrations.FS
+	// maxParams is the most bind parameters one statement may carry
+	// (SQLITE_MAX_VARIABLE_NUMBER; Postgres' int16 parameter count).
+	maxParams int
+	// extIDContains is the case-insensitive substring filter on ext_id; its
+	// parameter is a LIKE pattern escaped with backslash.
+	extIDContains string
+	// migrationLock serializes concurrent migrators (several app instances
+	// starting against one Postgres). SQLite needs none: its write lock does it.
+	migrationLock func() ([]goose.ProviderOption, error)
+	// bulk inserts many rows of one table inside a transaction.
+	bulk bulkInserter
+}
+
+var dialects = map[string]dialect{
+	"sqlite": {
+		name:          "sqlite",
+		driver:        "sqlite",
+		goose:         goose.DialectSQLite3,
+		dir:           "sqlite",
+		maxParams:     32766,
+		extIDContains: `t.ext_id LIKE ? ESCAPE '\'`, // LIKE folds ASCII case in SQLite
+		migrationLock: func() ([]goose.ProviderOption, error) { return nil, nil },
+		bulk:          insertValues,
+	},
+	"postgres": {
+		name:          "postgres",
+		driver:        "postgres",
+		goose:         goose.DialectPostgres,
+		dir:           "postgres",
+		maxParams:     65535,
+		extIDContains: `t.ext_id ILIKE ? ESCAPE '\'`,
+		migrationLock: func() ([]goose.ProviderOption, error) {
+			l, err := lock.NewPostgresSessionLocker()
+			if err != nil {
+				return nil, err
+			}
+			return []goose.ProviderOption{goose.WithSessionLocker(l)}, nil
+		},
+		bulk: insertValues,
+	},
+}
+
+// DB is groundwork's database, SQLite or PostgreSQL. It is safe for
+// concurrent use.
+type DB struct {
+	x *sqlx.DB
+	d dialect
+}
+
+// sqliteParams are the connection settings of every SQLite connection:
+// foreign keys enforced; WAL so readers never wait for the writer; a busy
+// timeout so a second writer waits instead of failing at once; synchronous
+// NORMAL, which is durable enough under WAL and much faster; and BEGIN
+// IMMEDIATE for write transactions, so two transactions never both read and
+// then deadlock upgrading to the write lock (the busy timeout cannot help
+// there). Read-only transactions still begin DEFERRED.
+const sqliteParams = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+
+// Open connects to dsn and runs the pending migrations.
+//
+// A dsn starting with postgres:// or postgresql:// opens PostgreSQL through
+// lib/pq. Anything else names a SQLite file, opened through modernc.org/sqlite:
+// "sqlite://PATH", "file:PATH" or a plain PATH; a query string after PATH is
+// ignored (the store sets its own pragmas) and the parent directory is
+// created. An empty dsn is grounding.ErrInvalid.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	name, driverDSN, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	d := dialects[name]
+	x, err := sqlx.Open(d.driver, driverDSN)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", name, err)
+	}
+	db := &DB{x: x, d: d}
+	if err := db.Ping(ctx); err != nil {
+		x.Close()
+		return nil, err
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		x.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// parseDSN returns the dialect name and the driver's data source name.
+func parseDSN(dsn string) (name, driverDSN string, err error) {
+	switch {
+	case dsn == "":
+		return "", "", fmt.Errorf("store: open: empty dsn: %w", grounding.ErrInvalid)
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return "postgres", dsn, nil
+	}
+	path := dsn
+	for _, prefix := range []string{"sqlite://", "file:"} {
+		if strings.HasPrefix(path, prefix) {
+			path = strings.TrimPrefix(path, prefix)
+			break
+		}
+	}
+	path, _, _ = strings.Cut(path, "?")
+	if path == "" {
+		return "", "", fmt.Errorf("store: open %q: no file path: %w", dsn, grounding.ErrInvalid)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", "", fmt.Errorf("store: open %q: %w", dsn, err)
+	}
+	return "sqlite", path + "?" + sqliteParams, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	return db.x.Close()
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (db *DB) Dialect() string {
+	return db.d.name
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	return storeErr("ping", db.x.PingContext(ctx))
+}
+
+// provider returns a goose provider over this dialect's migration folder.
+func (db *DB) provider() (*goose.Provider, error) {
+	dir, err := fs.Sub(migrations.FS, db.d.dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	opts, err := db.d.migrationLock()
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	// Only the embedded SQL files: Go migrations registered globally by some
+	// other package must never run against this database.
+	opts = append(opts, goose.WithDisableGlobalRegistry(true))
+	p, err := goose.NewProvider(db.d.goose, db.x.DB, dir, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	return p, nil
+}
+
+// Version returns the current migration version of the database.
+func (db *DB) Version(ctx context.Context) (int64, error) {
+	p, err := db.provider()
+	if err != nil {
+		return 0, err
+	}
+	v, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("store: migration version: %w", err)
+	}
+	return v, nil
+}
+
+// Migrate applies the pending migrations and returns their versions, in
+// order; none pending returns an empty slice. Open already migrates; this is
+// for `groundwork migrate`.
+func (db *DB) Migrate(ctx context.Context) ([]int64, error) {
+	p, err := db.provider()
+	if err != nil {
+		return nil, err
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrate %s: %w", db.d.name, err)
+	}
+	applied := make([]int64, 0, len(results))
+	for _, r := range results {
+		applied = append(applied, r.Source.Version)
+	}
+	return applied, nil
+}

@@ -1,0 +1,427 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"groundwork/grounding"
+)
+
+// Import batching: trajectories are buffered and written together, so an
+// import costs a few statements per batch rather than a round trip per
+// message. A batch closes at whichever limit comes first.
+const (
+	batchTrajectories = 256  // 256 × 19 columns stays far under both parameter limits
+	batchMessages     = 8192 // bounds memory with very long trajectories
+)
+
+// Columns written at import, in the order importWriter appends values.
+var (
+	trajectoryColumns = []string{
+		"run_id", "import_id", "ext_id", "parent_id", "domain", "success", "reward",
+		"n_messages", "n_decisions", "n_tool_calls", "n_errors",
+		"source_file", "source_index", "source_line", "format", "request", "tools", "hidden", "meta",
+	}
+	messageColumns = []string{
+		"trajectory_id", "idx", "role", "content", "content_null", "tool_calls",
+		"tool_call_id", "name", "is_error", "hidden", "hidden_kind",
+	}
+	decisionColumns = []string{
+		"trajectory_id", "run_id", "ordinal", "message_idx", "call_idx", "tool", "observation_idx", "is_error",
+	}
+)
+
+// ImportTrajectories persists one file's trajectories into the run called
+// runName, creating the run if needed, in one transaction: all or nothing.
+//
+// meta carries the file's File, Format, SHA256 and Bytes. When an import
+// with the same SHA256 exists, ImportTrajectories does not consume seq, adds
+// nothing (not even the run) and returns meta with Duplicate set,
+// PreviousRun and PreviousAt naming the earlier import, RunName set to
+// runName and RunID zero.
+//
+// Otherwise it consumes seq. The first error seq yields aborts the import and
+// comes back wrapped. A trajectory whose id is already in the run, or twice
+// in the file, aborts it with an error wrapping grounding.ErrConflict that
+// names the id, its record index and the file that brought it first; a nil
+// trajectory or one without an id, with grounding.ErrInvalid.
+//
+// Each trajectory becomes a trajectories row, one messages row per message
+// (idx is its position) and one decisions row per grounding.Decisions(t);
+// the run's counters grow in the same transaction. The result has RunID,
+// RunName and the counts filled in.
+func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta grounding.ImportResult, seq iter.Seq2[*grounding.Trajectory, error]) (grounding.ImportResult, error) {
+	op := "import " + meta.File
+	fail := func(err error) (grounding.ImportResult, error) { return grounding.ImportResult{}, err }
+	if runName == "" {
+		return fail(fmt.Errorf("store: %s: empty run name: %w", op, grounding.ErrInvalid))
+	}
+	if meta.SHA256 == "" {
+		return fail(fmt.Errorf("store: %s: no sha256: %w", op, grounding.ErrInvalid))
+	}
+
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	defer tx.Rollback()
+	at := now()
+
+	// Under SQLite the immediate transaction already holds the write lock,
+	// so this check is final. Under Postgres a concurrent import of the same
+	// bytes can slip past it; the unique sha256 below catches that one.
+	prev, err := previousImport(ctx, tx, meta.SHA256)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	if prev != nil {
+		return duplicate(meta, runName, prev), nil
+	}
+
+	// Upserting locks the run row until commit, so imports into one run are
+	// serialized under Postgres too: the counters add up, and the ext-id
+	// check in flush sees every committed trajectory of the run.
+	var run struct {
+		ID           int64 `db:"id"`
+		Trajectories int   `db:"trajectories"`
+	}
+	err = tx.GetContext(ctx, &run, tx.Rebind(
+		`INSERT INTO runs (name, created_at) VALUES (?, ?)
+		 ON CONFLICT (name) DO UPDATE SET name = excluded.name
+		 RETURNING id, trajectories`), runName, dbTime{at})
+	if err != nil {
+		return fail(storeErr(fmt.Sprintf("%s: run %q", op, runName), err))
+	}
+
+	var importID int64
+	err = tx.GetContext(ctx, &importID, tx.Rebind(
+		`INSERT INTO imports (run_id, file, format, sha256, bytes, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
+		run.ID, meta.File, meta.Format, meta.SHA256, meta.Bytes, dbTime{at})
+	if err != nil {
+		err = storeErr(op, err)
+		if errors.Is(err, grounding.ErrConflict) {
+			// The same bytes committed by a concurrent import meanwhile.
+			_ = tx.Rollback()
+			if prev, perr := previousImport(ctx, db.x, meta.SHA256); perr == nil && prev != nil {
+				return duplicate(meta, runName, prev), nil
+			}
+		}
+		return fail(err)
+	}
+
+	w := &importWriter{
+		tx: tx, d: &db.d, op: op,
+		runID: run.ID, runName: runName, importID: importID, meta: meta,
+		checkRun: run.Trajectories > 0,
+		seen:     make(map[string]int),
+	}
+	for t, err := range seq {
+		if err != nil {
+			return fail(fmt.Errorf("store: %s: %w", op, err))
+		}
+		if err := w.add(ctx, t); err != nil {
+			return fail(err)
+		}
+	}
+	if err := w.flush(ctx); err != nil {
+		return fail(err)
+	}
+
+	_, err = tx.ExecContext(ctx, tx.Rebind(
+		`UPDATE imports SET trajectories = ?, messages = ?, decisions = ? WHERE id = ?`),
+		w.n.trajectories, w.n.messages, w.n.decisions, importID)
+	if err != nil {
+		return fail(storeErr(op+": count import", err))
+	}
+	_, err = tx.ExecContext(ctx, tx.Rebind(
+		`UPDATE runs SET trajectories = trajectories + ?, successes = successes + ?,
+		 decisions = decisions + ?, tool_calls = tool_calls + ?, messages = messages + ?,
+		 imports = imports + 1 WHERE id = ?`),
+		w.n.trajectories, w.n.successes, w.n.decisions, w.n.toolCalls, w.n.messages, run.ID)
+	if err != nil {
+		return fail(storeErr(op+": count run", err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(storeErr(op+": commit", err))
+	}
+
+	res := meta
+	res.RunID, res.RunName = run.ID, runName
+	res.Trajectories, res.Messages, res.Decisions = w.n.trajectories, w.n.messages, w.n.decisions
+	res.Duplicate, res.PreviousRun, res.PreviousAt = false, "", time.Time{}
+	return res, nil
+}
+
+// priorImport is an earlier import of the same content.
+type priorImport struct {
+	RunName   string `db:"run_name"`
+	CreatedAt dbTime `db:"created_at"`
+}
+
+// previousImport returns the import with this sha256, or nil.
+func previousImport(ctx context.Context, q queryer, sha string) (*priorImport, error) {
+	var rows []priorImport
+	err := sqlx.SelectContext(ctx, q, &rows, q.Rebind(
+		`SELECT r.name AS run_name, i.created_at FROM imports i JOIN runs r ON r.id = i.run_id WHERE i.sha256 = ?`), sha)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+// queryer is a *sqlx.DB or a *sqlx.Tx, for helpers used both inside and
+// outside a transaction.
+type queryer interface {
+	sqlx.QueryerContext
+	Rebind(string) string
+}
+
+// nonNil returns s, or an empty slice for nil, so JSON columns hold [] rather
+// than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func duplicate(meta grounding.ImportResult, runName string, prev *priorImport) grounding.ImportResult {
+	res := meta
+	res.RunID, res.RunName = 0, runName
+	res.Trajectories, res.Messages, res.Decisions = 0, 0, 0
+	res.Duplicate, res.PreviousRun, res.PreviousAt = true, prev.RunName, prev.CreatedAt.Time
+	return res
+}
+
+// importWriter buffers trajectories and writes them in batches.
+type importWriter struct {
+	tx       *sqlx.Tx
+	d        *dialect
+	op       string
+	runID    int64
+	runName  string
+	importID int64
+	meta     grounding.ImportResult
+	// checkRun is set when the run had trajectories before this import:
+	// each batch's ids are then looked up among them.
+	checkRun bool
+	// seen maps each ext id of this file to its record index.
+	seen map[string]int
+
+	batch     []pendingTrajectory
+	batchMsgs int
+	n         struct{ trajectories, successes, messages, decisions, toolCalls int }
+}
+
+type pendingTrajectory struct {
+	t         *grounding.Trajectory
+	decisions []grounding.Decision
+	row       []any // trajectoryColumns values
+}
+
+// add validates t, computes its decisions and row, and flushes a full batch.
+func (w *importWriter) add(ctx context.Context, t *grounding.Trajectory) error {
+	if t == nil {
+		return fmt.Errorf("store: %s: record %d: nil trajectory: %w", w.op, w.n.trajectories, grounding.ErrInvalid)
+	}
+	if t.ID == "" {
+		return fmt.Errorf("store: %s: record %d has no id: %w", w.op, t.Source.Index, grounding.ErrInvalid)
+	}
+	if first, dup := w.seen[t.ID]; dup {
+		return fmt.Errorf("store: %s: trajectory %q (record %d) appears twice in %s (first at record %d): %w",
+			w.op, t.ID, t.Source.Index, w.meta.File, first, grounding.ErrConflict)
+	}
+	w.seen[t.ID] = t.Source.Index
+
+	p, err := w.prepare(t)
+	if err != nil {
+		return err
+	}
+	w.batch = append(w.batch, p)
+	w.batchMsgs += len(t.Messages)
+	if len(w.batch) >= batchTrajectories || w.batchMsgs >= batchMessages {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+// prepare computes the trajectories row of t and updates the counters.
+func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, error) {
+	decisions := grounding.Decisions(t)
+	calls, errs := 0, 0
+	for _, d := range decisions {
+		if !d.IsReply() {
+			calls++
+		}
+	}
+	for _, m := range t.Messages {
+		if m.Role == grounding.RoleTool && m.Error {
+			errs++
+		}
+	}
+	bad := func(what string, err error) (pendingTrajectory, error) {
+		return pendingTrajectory{}, fmt.Errorf("store: %s: trajectory %q (record %d): %s: %w: %w",
+			w.op, t.ID, t.Source.Index, what, grounding.ErrInvalid, err)
+	}
+	tools, err := encodeJSON(nonNil(t.Tools))
+	if err != nil {
+		return bad("tools", err)
+	}
+	hidden, err := encodeJSON(nonNil(t.Hidden))
+	if err != nil {
+		return bad("hidden", err)
+	}
+	var meta any
+	if len(t.Meta) > 0 {
+		if !json.Valid(t.Meta) {
+			return bad("meta", errors.New("not valid JSON"))
+		}
+		meta = string(t.Meta)
+	}
+	var reward any
+	if t.Reward != nil {
+		reward = *t.Reward
+	}
+	success := t.Succeeded()
+
+	w.n.trajectories++
+	if success {
+		w.n.successes++
+	}
+	w.n.messages += len(t.Messages)
+	w.n.decisions += len(decisions)
+	w.n.toolCalls += calls
+
+	return pendingTrajectory{t: t, decisions: decisions, row: []any{
+		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
+		len(t.Messages), len(decisions), calls, errs,
+		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
+		t.Request, tools, hidden, meta,
+	}}, nil
+}
+
+// flush writes the buffered batch.
+func (w *importWriter) flush(ctx context.Context) error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	defer func() { w.batch, w.batchMsgs = w.batch[:0], 0 }()
+	if w.checkRun {
+		if err := w.checkExisting(ctx); err != nil {
+			return err
+		}
+	}
+
+	// Trajectories: one statement, ids back by ext id (RETURNING order is
+	// not promised to follow VALUES order).
+	args := make([]any, 0, len(w.batch)*len(trajectoryColumns))
+	for _, p := range w.batch {
+		args = append(args, p.row...)
+	}
+	q := valuesSQL("trajectories", trajectoryColumns, len(w.batch)) + " RETURNING id, ext_id"
+	rows, err := w.tx.QueryxContext(ctx, w.tx.Rebind(q), args...)
+	if err != nil {
+		return storeErr(w.op+": insert trajectories", err)
+	}
+	ids := make(map[string]int64, len(w.batch))
+	for rows.Next() {
+		var id int64
+		var ext string
+		if err := rows.Scan(&id, &ext); err != nil {
+			rows.Close()
+			return storeErr(w.op+": insert trajectories", err)
+		}
+		ids[ext] = id
+	}
+	if err := rows.Close(); err != nil {
+		return storeErr(w.op+": insert trajectories", err)
+	}
+	if err := rows.Err(); err != nil {
+		return storeErr(w.op+": insert trajectories", err)
+	}
+
+	msgs := make([]any, 0, w.batchMsgs*len(messageColumns))
+	var decs []any
+	for _, p := range w.batch {
+		id := ids[p.t.ID]
+		for i, m := range p.t.Messages {
+			var calls any
+			if len(m.ToolCalls) > 0 {
+				s, err := encodeJSON(m.ToolCalls)
+				if err != nil {
+					return fmt.Errorf("store: %s: trajectory %q (record %d): message %d: tool calls: %w: %w",
+						w.op, p.t.ID, p.t.Source.Index, i, grounding.ErrInvalid, err)
+				}
+				calls = s
+			}
+			msgs = append(msgs, id, i, m.Role, m.Content, m.ContentNull, calls,
+				m.ToolCallID, m.Name, m.Error, m.IsHidden(), m.HiddenKind)
+		}
+		for _, d := range p.decisions {
+			decs = append(decs, id, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error)
+		}
+	}
+	if err := w.d.bulk(ctx, w.tx, w.d, "messages", messageColumns, msgs); err != nil {
+		return storeErr(w.op+": insert messages", err)
+	}
+	if err := w.d.bulk(ctx, w.tx, w.d, "decisions", decisionColumns, decs); err != nil {
+		return storeErr(w.op+": insert decisions", err)
+	}
+	return nil
+}
+
+// checkExisting fails when a trajectory of the batch is already in the run,
+// naming the first one (in file order) and the file it came from.
+func (w *importWriter) checkExisting(ctx context.Context) error {
+	args := make([]any, 0, len(w.batch)+1)
+	args = append(args, w.runID)
+	for _, p := range w.batch {
+		args = append(args, p.t.ID)
+	}
+	q := `SELECT t.ext_id, i.file FROM trajectories t JOIN imports i ON i.id = t.import_id
+	      WHERE t.run_id = ? AND t.ext_id IN (?` + strings.Repeat(", ?", len(w.batch)-1) + `)`
+	rows, err := w.tx.QueryxContext(ctx, w.tx.Rebind(q), args...)
+	if err != nil {
+		return storeErr(w.op+": check trajectory ids", err)
+	}
+	defer rows.Close()
+	existing := make(map[string]string)
+	for rows.Next() {
+		var ext, file string
+		if err := rows.Scan(&ext, &file); err != nil {
+			return storeErr(w.op+": check trajectory ids", err)
+		}
+		existing[ext] = file
+	}
+	if err := rows.Err(); err != nil {
+		return storeErr(w.op+": check trajectory ids", err)
+	}
+	for _, p := range w.batch {
+		if file, ok := existing[p.t.ID]; ok {
+			return fmt.Errorf("store: %s: trajectory %q (record %d) is already in run %q, imported from %s: %w",
+				w.op, p.t.ID, p.t.Source.Index, w.runName, file, grounding.ErrConflict)
+		}
+	}
+	return nil
+}
+
+// encodeJSON marshals v without HTML escaping (logs are shown as text, and
+// "<" must stay "<" in SQLite) and without the trailing newline.
+func encodeJSON(v any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}

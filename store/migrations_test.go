@@ -1,0 +1,111 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/peterldowns/pgtestdb"
+	"github.com/pressly/goose/v3"
+
+	"groundwork/migrations"
+	"groundwork/store"
+	"groundwork/store/storetest"
+)
+
+func migrationFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := fs.ReadDir(migrations.FS, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestMigrationFolders checks that both dialects have the same migrations,
+// numbered 1, 2, 3... and annotated for goose.
+func TestMigrationFolders(t *testing.T) {
+	lite, pg := migrationFiles(t, "sqlite"), migrationFiles(t, "postgres")
+	if !slices.Equal(lite, pg) {
+		t.Fatalf("migration files differ:\nsqlite   %v\npostgres %v", lite, pg)
+	}
+	if len(lite) == 0 {
+		t.Fatal("no migrations")
+	}
+	for i, name := range lite {
+		v, err := goose.NumericComponent(name)
+		if err != nil || v != int64(i+1) {
+			t.Errorf("migration %q has version %d (%v), want %d", name, v, err, i+1)
+		}
+		for _, dir := range []string{"sqlite", "postgres"} {
+			b, err := fs.ReadFile(migrations.FS, dir+"/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range []string{"-- +goose Up", "-- +goose Down"} {
+				if !strings.Contains(string(b), a) {
+					t.Errorf("%s/%s lacks %q", dir, name, a)
+				}
+			}
+		}
+	}
+}
+
+// upDownUp migrates an empty database up through store.Open, then all the
+// way down and up again with goose, so every Down section is exercised.
+func upDownUp(t *testing.T, dsn string, dialect goose.Dialect, dir string, raw func() (*sql.DB, error)) {
+	t.Helper()
+	ctx := context.Background()
+	want := int64(len(migrationFiles(t, dir)))
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("store.Open on an empty database: %v", err)
+	}
+	if v, err := db.Version(ctx); err != nil || v != want {
+		t.Errorf("Version() = %d, %v; want %d", v, err, want)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	sqldb, err := raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	sub, _ := fs.Sub(migrations.FS, dir)
+	p, err := goose.NewProvider(dialect, sqldb, sub, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 0); err != nil {
+		t.Fatalf("down to 0: %v", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+}
+
+func TestMigrationsSQLite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "dir", "m.db") // parent directories are created
+	upDownUp(t, "sqlite://"+path, goose.DialectSQLite3, "sqlite", func() (*sql.DB, error) {
+		return sql.Open("sqlite", path+"?_pragma=foreign_keys(1)")
+	})
+}
+
+func TestMigrationsPostgres(t *testing.T) {
+	conf, err := storetest.PgtestdbConfig(storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := pgtestdb.Custom(t, conf, pgtestdb.NoopMigrator{})
+	upDownUp(t, empty.URL(), goose.DialectPostgres, "postgres", empty.Connect)
+}

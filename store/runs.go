@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"groundwork/grounding"
+)
+
+type runRow struct {
+	ID           int64  `db:"id"`
+	Name         string `db:"name"`
+	CreatedAt    dbTime `db:"created_at"`
+	Trajectories int    `db:"trajectories"`
+	Successes    int    `db:"successes"`
+	Decisions    int    `db:"decisions"`
+	ToolCalls    int    `db:"tool_calls"`
+	Messages     int    `db:"messages"`
+	Imports      int    `db:"imports"`
+}
+
+func (r runRow) run() grounding.Run {
+	return grounding.Run{
+		ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.Time,
+		Trajectories: r.Trajectories, Successes: r.Successes, Decisions: r.Decisions,
+		ToolCalls: r.ToolCalls, Messages: r.Messages, Imports: r.Imports,
+	}
+}
+
+const runColumns = `id, name, created_at, trajectories, successes, decisions, tool_calls, messages, imports`
+
+// Runs lists every run, newest first. The counters come from the runs
+// table, maintained at import: listing never counts over the pool.
+func (db *DB) Runs(ctx context.Context) ([]grounding.Run, error) {
+	var rows []runRow
+	if err := db.x.SelectContext(ctx, &rows, `SELECT `+runColumns+` FROM runs ORDER BY created_at DESC, id DESC`); err != nil {
+		return nil, storeErr("list runs", err)
+	}
+	runs := make([]grounding.Run, len(rows))
+	for i, r := range rows {
+		runs[i] = r.run()
+	}
+	return runs, nil
+}
+
+// Run returns the run with this id, or grounding.ErrNotFound.
+func (db *DB) Run(ctx context.Context, id int64) (grounding.Run, error) {
+	var r runRow
+	if err := db.x.GetContext(ctx, &r, db.x.Rebind(`SELECT `+runColumns+` FROM runs WHERE id = ?`), id); err != nil {
+		return grounding.Run{}, storeErr(fmt.Sprintf("run %d", id), err)
+	}
+	return r.run(), nil
+}
+
+// RunByName returns the run called name, or grounding.ErrNotFound.
+func (db *DB) RunByName(ctx context.Context, name string) (grounding.Run, error) {
+	var r runRow
+	if err := db.x.GetContext(ctx, &r, db.x.Rebind(`SELECT `+runColumns+` FROM runs WHERE name = ?`), name); err != nil {
+		return grounding.Run{}, storeErr(fmt.Sprintf("run %q", name), err)
+	}
+	return r.run(), nil
+}
+
+// RunFacets returns the distinct non-empty domains and tools of a run's
+// trajectories and decisions, each sorted (byte order), for filter menus.
+// An unknown run has none.
+func (db *DB) RunFacets(ctx context.Context, runID int64) (domains, tools []string, err error) {
+	op := fmt.Sprintf("facets of run %d", runID)
+	err = db.x.SelectContext(ctx, &domains, db.x.Rebind(
+		`SELECT DISTINCT domain FROM trajectories WHERE run_id = ? AND domain <> ''`), runID)
+	if err != nil {
+		return nil, nil, storeErr(op, err)
+	}
+	err = db.x.SelectContext(ctx, &tools, db.x.Rebind(
+		`SELECT DISTINCT tool FROM decisions WHERE run_id = ? AND tool <> ''`), runID)
+	if err != nil {
+		return nil, nil, storeErr(op, err)
+	}
+	// Sorted here rather than in SQL so the order is Go's byte order in
+	// both dialects, whatever the database collation.
+	slices.Sort(domains)
+	slices.Sort(tools)
+	return domains, tools, nil
+}

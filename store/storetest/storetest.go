@@ -1,0 +1,909 @@
+// Package storetest is the contract suite of package store: every promise
+// the store makes, checked the same way on SQLite and on PostgreSQL, plus
+// fixtures and helpers to open a test database of either kind.
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"groundwork/grounding"
+	"groundwork/store"
+)
+
+// Run runs the contract suite. open must return a fresh, migrated, empty
+// database for the test it is given (and close it when that test ends).
+func Run(t *testing.T, open func(t *testing.T) *store.DB) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, db *store.DB)
+	}{
+		{"Migrations", testMigrations},
+		{"UserCreateGet", testUserCreateGet},
+		{"UserConflict", testUserConflict},
+		{"UserInvalid", testUserInvalid},
+		{"UserSetPassword", testUserSetPassword},
+		{"Sessions", testSessions},
+		{"SessionExpiry", testSessionExpiry},
+		{"ImportRoundTrip", testImportRoundTrip},
+		{"ImportAllOrNothing", testImportAllOrNothing},
+		{"ImportAllOrNothingAfterFlush", testImportAllOrNothingAfterFlush},
+		{"ImportDuplicateFile", testImportDuplicateFile},
+		{"ImportExtIDConflict", testImportExtIDConflict},
+		{"ImportExtIDTwiceInFile", testImportExtIDTwiceInFile},
+		{"ImportInvalid", testImportInvalid},
+		{"ImportConcurrentSameRun", testImportConcurrentSameRun},
+		{"ImportConcurrentSameFile", testImportConcurrentSameFile},
+		{"RunCounters", testRunCounters},
+		{"RunsOrder", testRunsOrder},
+		{"RunFacets", testRunFacets},
+		{"KeysetPaging", testKeysetPaging},
+		{"PageLimits", testPageLimits},
+		{"Filters", testFilters},
+		{"MessageWindows", testMessageWindows},
+		{"DecisionWindows", testDecisionWindows},
+		{"NotFound", testNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+var ctx = context.Background()
+
+// mustImport imports ts as file into run and fails the test on error.
+func mustImport(t *testing.T, db *store.DB, run, file string, ts ...*grounding.Trajectory) grounding.ImportResult {
+	t.Helper()
+	res, err := db.ImportTrajectories(ctx, run, FileMeta(file), Seq(ts...))
+	if err != nil {
+		t.Fatalf("ImportTrajectories(%q, %q) error: %v", run, file, err)
+	}
+	return res
+}
+
+func mustRun(t *testing.T, db *store.DB, name string) grounding.Run {
+	t.Helper()
+	r, err := db.RunByName(ctx, name)
+	if err != nil {
+		t.Fatalf("RunByName(%q) error: %v", name, err)
+	}
+	return r
+}
+
+func wantErr(t *testing.T, what string, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Errorf("%s error = %v, want %v", what, err, target)
+	}
+}
+
+// allTrajectories pages through a run with f and returns every ext id.
+func allTrajectories(t *testing.T, db *store.DB, f grounding.TrajectoryFilter) []string {
+	t.Helper()
+	var ids []string
+	for range 10000 {
+		page, err := db.Trajectories(ctx, f)
+		if err != nil {
+			t.Fatalf("Trajectories(%+v) error: %v", f, err)
+		}
+		for _, r := range page.Rows {
+			ids = append(ids, r.ExtID)
+		}
+		if page.Next == "" {
+			return ids
+		}
+		f.After = page.Next
+	}
+	t.Fatal("Trajectories never ended")
+	return nil
+}
+
+// canonJSON re-encodes raw JSON so that values equal as JSON compare equal
+// as bytes (Postgres JSONB reorders keys and respaces).
+func canonJSON(t *testing.T, raw []byte) string {
+	t.Helper()
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("invalid JSON %q: %v", raw, err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func canonMessages(t *testing.T, ms []grounding.Message) []grounding.Message {
+	out := make([]grounding.Message, len(ms))
+	for i, m := range ms {
+		if m.Visibility == grounding.Visible {
+			m.Visibility = ""
+		}
+		calls := make([]grounding.ToolCall, len(m.ToolCalls))
+		for k, c := range m.ToolCalls {
+			c.Arguments = json.RawMessage(canonJSON(t, c.Arguments))
+			calls[k] = c
+		}
+		if len(calls) == 0 {
+			calls = nil
+		}
+		m.ToolCalls = calls
+		out[i] = m
+	}
+	return out
+}
+
+// wantMessages returns t's messages from..to with Index set, as the store
+// should return them.
+func wantMessages(t *testing.T, tr *grounding.Trajectory, idx ...int) []grounding.Message {
+	var ms []grounding.Message
+	for _, i := range idx {
+		m := tr.Messages[i]
+		m.Index = i
+		ms = append(ms, m)
+	}
+	return canonMessages(t, ms)
+}
+
+func span(from, to int) []int {
+	var s []int
+	for i := from; i < to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+func checkMessages(t *testing.T, what string, got []grounding.Message, err error, want []grounding.Message) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s error: %v", what, err)
+	}
+	got = canonMessages(t, got)
+	if len(got) == 0 && len(want) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s =\n%+v\nwant\n%+v", what, got, want)
+	}
+}
+
+func testMigrations(t *testing.T, db *store.DB) {
+	v, err := db.Version(ctx)
+	if err != nil || v < 1 {
+		t.Fatalf("Version() = %d, %v; want >= 1", v, err)
+	}
+	applied, err := db.Migrate(ctx)
+	if err != nil || len(applied) != 0 {
+		t.Errorf("Migrate() on a migrated database = %v, %v; want none", applied, err)
+	}
+	if d := db.Dialect(); d != "sqlite" && d != "postgres" {
+		t.Errorf("Dialect() = %q", d)
+	}
+	if err := db.Ping(ctx); err != nil {
+		t.Errorf("Ping() error: %v", err)
+	}
+}
+
+func testUserCreateGet(t *testing.T, db *store.DB) {
+	if n, err := db.CountUsers(ctx); err != nil || n != 0 {
+		t.Fatalf("CountUsers() on empty = %d, %v", n, err)
+	}
+	before := time.Now().Add(-time.Second)
+	ann, err := db.CreateUser(ctx, "ann", grounding.RoleAnnotator, []byte("$2a$hash-ann"))
+	if err != nil {
+		t.Fatalf("CreateUser(ann) error: %v", err)
+	}
+	if ann.ID == 0 || ann.Name != "ann" || ann.Role != grounding.RoleAnnotator || string(ann.PasswordHash) != "$2a$hash-ann" ||
+		ann.CreatedAt.Before(before) || ann.CreatedAt.Location() != time.UTC {
+		t.Errorf("CreateUser(ann) = %+v", ann)
+	}
+	adm, err := db.CreateUser(ctx, "Zoe", grounding.RoleAdmin, []byte("h2"))
+	if err != nil {
+		t.Fatalf("CreateUser(Zoe) error: %v", err)
+	}
+	for _, get := range []func() (grounding.User, error){
+		func() (grounding.User, error) { return db.User(ctx, ann.ID) },
+		func() (grounding.User, error) { return db.UserByName(ctx, "ann") },
+	} {
+		got, err := get()
+		if err != nil || !reflect.DeepEqual(got, ann) {
+			t.Errorf("get user = %+v, %v; want %+v", got, err, ann)
+		}
+	}
+	if n, err := db.CountUsers(ctx); err != nil || n != 2 {
+		t.Errorf("CountUsers() = %d, %v; want 2", n, err)
+	}
+	users, err := db.Users(ctx)
+	if err != nil || len(users) != 2 {
+		t.Fatalf("Users() = %v, %v", users, err)
+	}
+	if !reflect.DeepEqual(users, []grounding.User{adm, ann}) {
+		t.Errorf("Users() = %+v, want Zoe then ann (byte order of names)", users)
+	}
+}
+
+func testUserConflict(t *testing.T, db *store.DB) {
+	if _, err := db.CreateUser(ctx, "bob", grounding.RoleResearcher, []byte("h")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.CreateUser(ctx, "bob", grounding.RoleAdmin, []byte("h2"))
+	wantErr(t, "CreateUser(bob) twice", err, grounding.ErrConflict)
+	if n, _ := db.CountUsers(ctx); n != 1 {
+		t.Errorf("CountUsers() after conflict = %d, want 1", n)
+	}
+}
+
+func testUserInvalid(t *testing.T, db *store.DB) {
+	_, err := db.CreateUser(ctx, "eve", "superuser", []byte("h"))
+	wantErr(t, "CreateUser(role superuser)", err, grounding.ErrInvalid)
+	_, err = db.CreateUser(ctx, "", grounding.RoleAdmin, []byte("h"))
+	wantErr(t, "CreateUser(empty name)", err, grounding.ErrInvalid)
+}
+
+func testUserSetPassword(t *testing.T, db *store.DB) {
+	u, err := db.CreateUser(ctx, "cid", grounding.RoleAdmin, []byte("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetPassword(ctx, u.ID, []byte("new")); err != nil {
+		t.Fatalf("SetPassword error: %v", err)
+	}
+	got, err := db.User(ctx, u.ID)
+	if err != nil || string(got.PasswordHash) != "new" {
+		t.Errorf("after SetPassword, User() = %+v, %v", got, err)
+	}
+	wantErr(t, "SetPassword(unknown)", db.SetPassword(ctx, u.ID+1000, []byte("x")), grounding.ErrNotFound)
+}
+
+func testSessions(t *testing.T, db *store.DB) {
+	s := db.SessionStore()
+	if _, ok := s.(scs.CtxStore); !ok {
+		t.Errorf("SessionStore() %T does not implement scs.CtxStore", s)
+	}
+	if b, found, err := s.Find("nope"); err != nil || found || b != nil {
+		t.Errorf("Find(unknown) = %q, %v, %v", b, found, err)
+	}
+	exp := time.Now().Add(time.Hour)
+	if err := s.Commit("tok1", []byte("data-1"), exp); err != nil {
+		t.Fatalf("Commit error: %v", err)
+	}
+	if b, found, err := s.Find("tok1"); err != nil || !found || string(b) != "data-1" {
+		t.Errorf("Find(tok1) = %q, %v, %v", b, found, err)
+	}
+	if err := s.Commit("tok1", []byte("data-2"), exp.Add(time.Hour)); err != nil {
+		t.Fatalf("Commit again error: %v", err)
+	}
+	if b, found, err := s.Find("tok1"); err != nil || !found || string(b) != "data-2" {
+		t.Errorf("Find(tok1) after overwrite = %q, %v, %v", b, found, err)
+	}
+	if err := s.Delete("tok1"); err != nil {
+		t.Fatalf("Delete error: %v", err)
+	}
+	if _, found, err := s.Find("tok1"); err != nil || found {
+		t.Errorf("Find(tok1) after Delete = %v, %v", found, err)
+	}
+	if err := s.Delete("tok1"); err != nil {
+		t.Errorf("Delete(unknown) error: %v", err)
+	}
+	cs := s.(scs.CtxStore)
+	if err := cs.CommitCtx(ctx, "tok2", []byte{0, 1, 2, 255}, exp); err != nil {
+		t.Fatalf("CommitCtx error: %v", err)
+	}
+	if b, found, err := cs.FindCtx(ctx, "tok2"); err != nil || !found || !bytes.Equal(b, []byte{0, 1, 2, 255}) {
+		t.Errorf("FindCtx(tok2) = %v, %v, %v", b, found, err)
+	}
+}
+
+func testSessionExpiry(t *testing.T, db *store.DB) {
+	s := db.SessionStore()
+	if err := s.Commit("old", []byte("x"), time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit("live", []byte("y"), time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := s.Find("old"); err != nil || found {
+		t.Errorf("Find(expired) = %v, %v; want not found", found, err)
+	}
+	all, err := s.(scs.IterableStore).All()
+	if err != nil || len(all) != 1 || string(all["live"]) != "y" {
+		t.Errorf("All() = %v, %v; want only live", all, err)
+	}
+	n, err := db.DeleteExpiredSessions(ctx)
+	if err != nil || n != 1 {
+		t.Errorf("DeleteExpiredSessions() = %d, %v; want 1", n, err)
+	}
+	if _, found, _ := s.Find("live"); !found {
+		t.Error("DeleteExpiredSessions removed a live session")
+	}
+}
+
+func testImportRoundTrip(t *testing.T, db *store.DB) {
+	tr := RoundTrip("rt-1")
+	before := time.Now().Add(-time.Second)
+	res := mustImport(t, db, "round", "rt.jsonl", tr, Simple("rt-2", "retail", false, "get_order_details"))
+	want := FileMeta("rt.jsonl")
+	if res.File != want.File || res.Format != want.Format || res.SHA256 != want.SHA256 || res.Bytes != want.Bytes ||
+		res.RunID == 0 || res.RunName != "round" || res.Duplicate || res.Trajectories != 2 ||
+		res.Messages != len(tr.Messages)+4 || res.Decisions != len(grounding.Decisions(tr))+2 {
+		t.Errorf("ImportTrajectories result = %+v", res)
+	}
+	run := mustRun(t, db, "round")
+	if run.ID != res.RunID || run.CreatedAt.Before(before) {
+		t.Errorf("run = %+v", run)
+	}
+
+	h, err := db.TrajectoryByExtID(ctx, run.ID, "rt-1")
+	if err != nil {
+		t.Fatalf("TrajectoryByExtID error: %v", err)
+	}
+	decisions := grounding.Decisions(tr)
+	reward := 1.0
+	wantSum := grounding.TrajectorySummary{
+		ID: h.ID, RunID: run.ID, ExtID: "rt-1", ParentID: "task-7", Domain: "airline", Success: true, Reward: &reward,
+		Messages: 10, Decisions: len(decisions), ToolCalls: 3, Errors: 1, SourceFile: "gpt-4o-airline.json", SourceIndex: 4,
+	}
+	if h.ID == 0 || !reflect.DeepEqual(h.TrajectorySummary, wantSum) {
+		t.Errorf("summary =\n%+v\nwant\n%+v", h.TrajectorySummary, wantSum)
+	}
+	if h.RunName != "round" || h.Request != tr.Request || h.Format != "tau-bench" {
+		t.Errorf("header run %q request %q format %q", h.RunName, h.Request, h.Format)
+	}
+	if canonJSON(t, h.Meta) != canonJSON(t, tr.Meta) {
+		t.Errorf("Meta = %s, want %s", h.Meta, tr.Meta)
+	}
+	if len(h.Tools) != len(tr.Tools) {
+		t.Fatalf("Tools = %+v", h.Tools)
+	}
+	for i, tool := range h.Tools {
+		w := tr.Tools[i]
+		if tool.Name != w.Name || tool.Description != w.Description || canonJSON(t, tool.Parameters) != canonJSON(t, w.Parameters) {
+			t.Errorf("Tools[%d] = %+v (params %s), want %+v", i, tool, tool.Parameters, w)
+		}
+	}
+	if len(h.Hidden) != len(tr.Hidden) {
+		t.Fatalf("Hidden = %+v", h.Hidden)
+	}
+	for i, e := range h.Hidden {
+		w := tr.Hidden[i]
+		if e.Kind != w.Kind || canonJSON(t, e.Content) != canonJSON(t, w.Content) || !reflect.DeepEqual(e.At, w.At) {
+			t.Errorf("Hidden[%d] = %+v (%s), want %+v (%s)", i, e, e.Content, w, w.Content)
+		}
+	}
+
+	byID, err := db.Trajectory(ctx, h.ID)
+	if err != nil || !reflect.DeepEqual(byID.TrajectorySummary, h.TrajectorySummary) || byID.RunName != h.RunName {
+		t.Errorf("Trajectory(%d) = %+v, %v; want %+v", h.ID, byID, err, h)
+	}
+
+	msgs, err := db.Messages(ctx, h.ID, 0, 1000)
+	checkMessages(t, "Messages(all)", msgs, err, wantMessages(t, tr, span(0, 10)...))
+	if m := msgs[2]; !m.ContentNull || m.ToolCalls[0].ID != "c1" {
+		t.Errorf("message 2 = %+v, want content null and call c1", m)
+	}
+	if c := msgs[4].ToolCalls[0]; c.RawArguments != `{"amount": 12,` || c.Arguments != nil || c.ArgumentsValid() {
+		t.Errorf("undecodable call = %+v, want RawArguments kept and no Arguments", c)
+	}
+	if !msgs[5].Error || !msgs[6].IsHidden() || msgs[6].HiddenKind != grounding.HiddenTeacherHint || msgs[8].IsHidden() {
+		t.Errorf("flags lost: %+v", msgs)
+	}
+
+	got, err := db.Decisions(ctx, h.ID, 0, 100)
+	if err != nil || !reflect.DeepEqual(got, decisions) {
+		t.Errorf("Decisions = %+v, %v; want %+v", got, err, decisions)
+	}
+
+	// A trajectory with no tools, hidden entries, meta, parent or reward.
+	h2, err := db.TrajectoryByExtID(ctx, run.ID, "rt-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h2.Tools != nil || h2.Hidden != nil || h2.Meta != nil || h2.Reward != nil || h2.ParentID != "rt-2" ||
+		h2.Success || h2.SourceFile != "rt.jsonl" || h2.Format != "canonical" {
+		t.Errorf("minimal trajectory header = %+v", h2)
+	}
+}
+
+// failing yields ts and then err.
+func failing(err error, ts ...*grounding.Trajectory) iter.Seq2[*grounding.Trajectory, error] {
+	return func(yield func(*grounding.Trajectory, error) bool) {
+		for _, t := range ts {
+			if !yield(t, nil) {
+				return
+			}
+		}
+		yield(nil, err)
+	}
+}
+
+var errBoom = errors.New("importer: line 4: unexpected end of JSON")
+
+func testImportAllOrNothing(t *testing.T, db *store.DB) {
+	_, err := db.ImportTrajectories(ctx, "fresh", FileMeta("bad.jsonl"),
+		failing(errBoom, Simple("a", "x", true, "t"), Simple("b", "x", true, "t"), Simple("c", "x", true, "t")))
+	wantErr(t, "ImportTrajectories(failing seq)", err, errBoom)
+	runs, err := db.Runs(ctx)
+	if err != nil || len(runs) != 0 {
+		t.Errorf("Runs() after failed import = %+v, %v; want none", runs, err)
+	}
+	// The import row was rolled back too: the same file imports fine later.
+	res, err := db.ImportTrajectories(ctx, "fresh", FileMeta("bad.jsonl"), Seq(Simple("a", "x", true, "t")))
+	if err != nil || res.Duplicate || res.Trajectories != 1 {
+		t.Errorf("re-import after failure = %+v, %v", res, err)
+	}
+
+	// Into an existing run: nothing changes.
+	before := mustRun(t, db, "fresh")
+	_, err = db.ImportTrajectories(ctx, "fresh", FileMeta("bad2.jsonl"),
+		failing(errBoom, Simple("d", "x", true, "t"), Simple("e", "x", true, "t"), Simple("f", "x", true, "t")))
+	wantErr(t, "ImportTrajectories(failing seq, existing run)", err, errBoom)
+	if after := mustRun(t, db, "fresh"); !reflect.DeepEqual(after, before) {
+		t.Errorf("run after failed import = %+v, want %+v", after, before)
+	}
+	if ids := allTrajectories(t, db, grounding.TrajectoryFilter{RunID: before.ID}); !slices.Equal(ids, []string{"a"}) {
+		t.Errorf("trajectories after failed import = %v, want [a]", ids)
+	}
+}
+
+// testImportAllOrNothingAfterFlush fails after more trajectories than one
+// write batch, so rows already sent to the database must be rolled back.
+func testImportAllOrNothingAfterFlush(t *testing.T, db *store.DB) {
+	mustImport(t, db, "kept", "kept.json", TauLike("kept", 0))
+	before := mustRun(t, db, "kept")
+	var ts []*grounding.Trajectory
+	for i := range 300 {
+		ts = append(ts, TauLike("lost", i))
+	}
+	_, err := db.ImportTrajectories(ctx, "kept", FileMeta("lost.json"), failing(errBoom, ts...))
+	wantErr(t, "ImportTrajectories(300 then error)", err, errBoom)
+	if after := mustRun(t, db, "kept"); !reflect.DeepEqual(after, before) {
+		t.Errorf("run after failed import = %+v, want %+v", after, before)
+	}
+	if ids := allTrajectories(t, db, grounding.TrajectoryFilter{RunID: before.ID, Limit: 500}); len(ids) != 1 {
+		t.Errorf("%d trajectories after failed import, want 1", len(ids))
+	}
+	if _, err := db.TrajectoryByExtID(ctx, before.ID, ts[0].ID); !errors.Is(err, grounding.ErrNotFound) {
+		t.Errorf("first trajectory of the failed import: error %v, want ErrNotFound", err)
+	}
+}
+
+func testImportDuplicateFile(t *testing.T, db *store.DB) {
+	first := mustImport(t, db, "r1", "same.json", Simple("a", "x", true, "t"), Simple("b", "x", false, "t"))
+	r1 := mustRun(t, db, "r1")
+	meta := FileMeta("same.json")
+	meta.File = "renamed-copy.json"
+	consumed := false
+	res, err := db.ImportTrajectories(ctx, "r2", meta, func(yield func(*grounding.Trajectory, error) bool) {
+		consumed = true
+		yield(Simple("z", "x", true, "t"), nil)
+	})
+	if err != nil {
+		t.Fatalf("ImportTrajectories(duplicate) error: %v", err)
+	}
+	if !res.Duplicate || res.PreviousRun != "r1" || !res.PreviousAt.Equal(r1.CreatedAt) || res.RunID != 0 ||
+		res.RunName != "r2" || res.Trajectories != 0 || res.File != "renamed-copy.json" || res.SHA256 != first.SHA256 {
+		t.Errorf("duplicate result = %+v (run r1 created %v)", res, r1.CreatedAt)
+	}
+	if consumed {
+		t.Error("a duplicate import consumed its sequence")
+	}
+	_, err = db.RunByName(ctx, "r2")
+	wantErr(t, "RunByName(r2) after duplicate", err, grounding.ErrNotFound)
+	if after := mustRun(t, db, "r1"); !reflect.DeepEqual(after, r1) {
+		t.Errorf("r1 after duplicate = %+v, want %+v", after, r1)
+	}
+}
+
+func testImportExtIDConflict(t *testing.T, db *store.DB) {
+	mustImport(t, db, "run", "a.jsonl", Simple("a", "x", true, "t"), Simple("b", "x", true, "t"), Simple("c", "x", true, "t"))
+	before := mustRun(t, db, "run")
+	dup := Simple("b", "x", true, "t")
+	dup.Source.Index = 2
+	_, err := db.ImportTrajectories(ctx, "run", FileMeta("b.jsonl"), Seq(Simple("d", "x", true, "t"), Simple("e", "x", true, "t"), dup))
+	wantErr(t, "import of an id already in the run", err, grounding.ErrConflict)
+	if err != nil {
+		for _, part := range []string{`"b"`, "record 2", "a.jsonl"} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("conflict error %q does not mention %s", err, part)
+			}
+		}
+	}
+	if after := mustRun(t, db, "run"); !reflect.DeepEqual(after, before) {
+		t.Errorf("run after conflict = %+v, want %+v", after, before)
+	}
+	if ids := allTrajectories(t, db, grounding.TrajectoryFilter{RunID: before.ID}); !slices.Equal(ids, []string{"a", "b", "c"}) {
+		t.Errorf("trajectories after conflict = %v, want [a b c]", ids)
+	}
+	// The same id in another run is fine.
+	mustImport(t, db, "other", "c.jsonl", Simple("b", "x", true, "t"))
+}
+
+func testImportExtIDTwiceInFile(t *testing.T, db *store.DB) {
+	_, err := db.ImportTrajectories(ctx, "run", FileMeta("twice.jsonl"), Seq(Simple("a", "x", true, "t"), Simple("a", "x", true, "t")))
+	wantErr(t, "import of an id twice in a file", err, grounding.ErrConflict)
+	if runs, _ := db.Runs(ctx); len(runs) != 0 {
+		t.Errorf("Runs() after conflict = %+v", runs)
+	}
+}
+
+func testImportInvalid(t *testing.T, db *store.DB) {
+	_, err := db.ImportTrajectories(ctx, "run", FileMeta("noid.jsonl"), Seq(Simple("", "x", true, "t")))
+	wantErr(t, "import of a trajectory without id", err, grounding.ErrInvalid)
+	_, err = db.ImportTrajectories(ctx, "", FileMeta("norun.jsonl"), Seq(Simple("a", "x", true, "t")))
+	wantErr(t, "import into an unnamed run", err, grounding.ErrInvalid)
+	bad := Simple("a", "x", true, "t")
+	bad.Meta = json.RawMessage(`{not json`)
+	_, err = db.ImportTrajectories(ctx, "run", FileMeta("badmeta.jsonl"), Seq(bad))
+	wantErr(t, "import with invalid meta JSON", err, grounding.ErrInvalid)
+}
+
+func testImportConcurrentSameRun(t *testing.T, db *store.DB) {
+	const n = 60
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for g := range 2 {
+		wg.Go(func() {
+			var ts []*grounding.Trajectory
+			for i := range n {
+				ts = append(ts, TauLike(fmt.Sprintf("g%d", g), i))
+			}
+			_, errs[g] = db.ImportTrajectories(ctx, "shared", FileMeta(fmt.Sprintf("g%d.json", g)), Seq(ts...))
+		})
+	}
+	wg.Wait()
+	for g, err := range errs {
+		if err != nil {
+			t.Errorf("concurrent import %d error: %v", g, err)
+		}
+	}
+	run := mustRun(t, db, "shared")
+	if run.Trajectories != 2*n || run.Imports != 2 {
+		t.Errorf("run after concurrent imports = %+v", run)
+	}
+	if ids := allTrajectories(t, db, grounding.TrajectoryFilter{RunID: run.ID, Limit: 500}); len(ids) != 2*n {
+		t.Errorf("listed %d trajectories, want %d", len(ids), 2*n)
+	}
+}
+
+func testImportConcurrentSameFile(t *testing.T, db *store.DB) {
+	var ts []*grounding.Trajectory
+	for i := range 40 {
+		ts = append(ts, TauLike("same", i))
+	}
+	var wg sync.WaitGroup
+	results := make([]grounding.ImportResult, 2)
+	errs := make([]error, 2)
+	for g := range 2 {
+		wg.Go(func() {
+			results[g], errs[g] = db.ImportTrajectories(ctx, fmt.Sprintf("r%d", g), FileMeta("same.json"), Seq(ts...))
+		})
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("concurrent imports of one file: errors %v, %v", errs[0], errs[1])
+	}
+	if results[0].Duplicate == results[1].Duplicate {
+		t.Fatalf("concurrent imports of one file: duplicates %v, %v; want exactly one", results[0].Duplicate, results[1].Duplicate)
+	}
+	runs, err := db.Runs(ctx)
+	if err != nil || len(runs) != 1 || runs[0].Trajectories != 40 {
+		t.Errorf("Runs() = %+v, %v; want the one run that imported", runs, err)
+	}
+}
+
+func testRunCounters(t *testing.T, db *store.DB) {
+	var want grounding.Run
+	add := func(ts []*grounding.Trajectory) {
+		want.Imports++
+		for _, tr := range ts {
+			want.Trajectories++
+			if tr.Succeeded() {
+				want.Successes++
+			}
+			want.Messages += len(tr.Messages)
+			for _, d := range grounding.Decisions(tr) {
+				want.Decisions++
+				if !d.IsReply() {
+					want.ToolCalls++
+				}
+			}
+		}
+	}
+	var f1, f2 []*grounding.Trajectory
+	for i := range 30 {
+		f1 = append(f1, TauLike("f1", i))
+		f2 = append(f2, TauLike("f2", i))
+	}
+	f2 = append(f2, RoundTrip("rt"))
+	res := mustImport(t, db, "counted", "f1.json", f1...)
+	add(f1)
+	if res.Trajectories != want.Trajectories || res.Messages != want.Messages || res.Decisions != want.Decisions {
+		t.Errorf("result counts = %+v, want %+v", res, want)
+	}
+	mustImport(t, db, "counted", "f2.json", f2...)
+	add(f2)
+	got := mustRun(t, db, "counted")
+	want.ID, want.Name, want.CreatedAt = got.ID, "counted", got.CreatedAt
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("run counters = %+v, want %+v", got, want)
+	}
+	byID, err := db.Run(ctx, got.ID)
+	if err != nil || !reflect.DeepEqual(byID, got) {
+		t.Errorf("Run(%d) = %+v, %v; want %+v", got.ID, byID, err, got)
+	}
+}
+
+func testRunsOrder(t *testing.T, db *store.DB) {
+	for _, name := range []string{"first", "second", "third"} {
+		mustImport(t, db, name, name+".json", Simple("t-"+name, "x", true, "t"))
+	}
+	runs, err := db.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.Name)
+	}
+	if !slices.Equal(names, []string{"third", "second", "first"}) {
+		t.Errorf("Runs() = %v, want newest first", names)
+	}
+}
+
+func testRunFacets(t *testing.T, db *store.DB) {
+	mustImport(t, db, "facets", "f.json",
+		Simple("1", "retail", true, "get_order_details"),
+		Simple("2", "airline", true, "book_reservation"),
+		Simple("3", "", false, "get_order_details"),
+		Simple("4", "Banking", false, "cancel_reservation"))
+	run := mustRun(t, db, "facets")
+	domains, tools, err := db.RunFacets(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(domains, []string{"Banking", "airline", "retail"}) {
+		t.Errorf("domains = %q", domains)
+	}
+	if !slices.Equal(tools, []string{"book_reservation", "cancel_reservation", "get_order_details"}) {
+		t.Errorf("tools = %q", tools)
+	}
+	domains, tools, err = db.RunFacets(ctx, run.ID+1000)
+	if err != nil || len(domains) != 0 || len(tools) != 0 {
+		t.Errorf("RunFacets(unknown) = %q, %q, %v", domains, tools, err)
+	}
+}
+
+func testKeysetPaging(t *testing.T, db *store.DB) {
+	prefixes := []string{"alpha", "Alpha", "beta", "_x", "Zed", "zed", "a.b", "a-b"}
+	var ts []*grounding.Trajectory
+	var want []string
+	for i := range 120 {
+		id := fmt.Sprintf("%s-%03d", prefixes[i%len(prefixes)], (i*37)%120)
+		ts = append(ts, Simple(id, "d", i%2 == 0, "t"))
+		want = append(want, id)
+	}
+	slices.Sort(want) // byte order, the store's order in both dialects
+	mustImport(t, db, "paged", "paged.jsonl", ts...)
+	run := mustRun(t, db, "paged")
+
+	for _, limit := range []int{50, 40, 1} {
+		var got []string
+		f := grounding.TrajectoryFilter{RunID: run.ID, Limit: limit}
+		pages := 0
+		for {
+			page, err := db.Trajectories(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			if len(page.Rows) > limit || (page.Next != "" && len(page.Rows) != limit) {
+				t.Fatalf("limit %d: page %d has %d rows, next %q", limit, pages, len(page.Rows), page.Next)
+			}
+			for _, r := range page.Rows {
+				got = append(got, r.ExtID)
+			}
+			if page.Next == "" {
+				break
+			}
+			if page.Next != page.Rows[len(page.Rows)-1].ExtID {
+				t.Fatalf("Next = %q, want the last row's id", page.Next)
+			}
+			f.After = page.Next
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d: paging visited %v, want %v", limit, got, want)
+		}
+		if wantPages := (120 + limit - 1) / limit; pages != wantPages {
+			t.Errorf("limit %d: %d pages, want %d", limit, pages, wantPages)
+		}
+	}
+}
+
+func testPageLimits(t *testing.T, db *store.DB) {
+	var ts []*grounding.Trajectory
+	for i := range 510 {
+		tr := Simple(fmt.Sprintf("t%04d", i), "d", true, "t")
+		tr.Messages = tr.Messages[:1]
+		ts = append(ts, tr)
+	}
+	mustImport(t, db, "big", "big.jsonl", ts...)
+	run := mustRun(t, db, "big")
+	for _, tt := range []struct{ limit, want int }{{0, 50}, {-3, 50}, {1000, 500}, {510, 500}, {7, 7}} {
+		page, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: run.ID, Limit: tt.limit})
+		if err != nil || len(page.Rows) != tt.want || page.Next == "" {
+			t.Errorf("Trajectories(limit %d) = %d rows, next %q, %v; want %d rows", tt.limit, len(page.Rows), page.Next, err, tt.want)
+		}
+	}
+	page, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: run.ID + 1000})
+	if err != nil || len(page.Rows) != 0 || page.Next != "" {
+		t.Errorf("Trajectories(unknown run) = %+v, %v; want an empty page", page, err)
+	}
+}
+
+func testFilters(t *testing.T, db *store.DB) {
+	mk := func(id, domain string, ok bool, tools ...string) *grounding.Trajectory {
+		tr := Simple(id, domain, ok, tools[0])
+		for k, name := range tools[1:] {
+			cid := fmt.Sprintf("x%d", k)
+			tr.Messages = append(tr.Messages,
+				grounding.Message{Role: grounding.RoleAssistant, ContentNull: true, ToolCalls: []grounding.ToolCall{{ID: cid, Name: name, Arguments: json.RawMessage(`{}`)}}},
+				grounding.Message{Role: grounding.RoleTool, ToolCallID: cid, Name: name, Content: "ok"})
+		}
+		return tr
+	}
+	mustImport(t, db, "filtered", "filtered.jsonl",
+		mk("Air-OK-1", "airline", true, "get_user", "book"),
+		mk("air-ok-2", "airline", true, "get_user"),
+		mk("air-fail-3", "airline", false, "book", "cancel"),
+		mk("ret-ok-4", "retail", true, "get_order", "cancel"),
+		mk("ret-fail-5", "retail", false, "get_order"),
+		mk("ret-ok-6", "retail", true, "get_order", "book"),
+		mk("100%_done", "retail", true, "get_order"),
+		mk("1000-done", "retail", true, "get_order"),
+	)
+	mustImport(t, db, "elsewhere", "elsewhere.jsonl", mk("air-ok-9", "airline", true, "book"))
+	run := mustRun(t, db, "filtered")
+	yes, no := true, false
+	tests := []struct {
+		name string
+		f    grounding.TrajectoryFilter
+		want []string
+	}{
+		{"all", grounding.TrajectoryFilter{}, []string{"100%_done", "1000-done", "Air-OK-1", "air-fail-3", "air-ok-2", "ret-fail-5", "ret-ok-4", "ret-ok-6"}},
+		{"success", grounding.TrajectoryFilter{Success: &yes}, []string{"100%_done", "1000-done", "Air-OK-1", "air-ok-2", "ret-ok-4", "ret-ok-6"}},
+		{"failure", grounding.TrajectoryFilter{Success: &no}, []string{"air-fail-3", "ret-fail-5"}},
+		{"domain", grounding.TrajectoryFilter{Domain: "airline"}, []string{"Air-OK-1", "air-fail-3", "air-ok-2"}},
+		{"tool", grounding.TrajectoryFilter{Tool: "book"}, []string{"Air-OK-1", "air-fail-3", "ret-ok-6"}},
+		{"search ignores case", grounding.TrajectoryFilter{Search: "AIR-ok"}, []string{"Air-OK-1", "air-ok-2"}},
+		{"search wildcards are literal", grounding.TrajectoryFilter{Search: "0%_"}, []string{"100%_done"}},
+		{"search underscore", grounding.TrajectoryFilter{Search: "_"}, []string{"100%_done"}},
+		{"combined", grounding.TrajectoryFilter{Success: &yes, Domain: "retail", Tool: "cancel", Search: "OK"}, []string{"ret-ok-4"}},
+		{"combined none", grounding.TrajectoryFilter{Success: &no, Domain: "retail", Tool: "book"}, nil},
+		{"unknown tool", grounding.TrajectoryFilter{Tool: "nope"}, nil},
+		{"paged filter", grounding.TrajectoryFilter{Tool: "get_order", Limit: 2}, []string{"100%_done", "1000-done", "ret-fail-5", "ret-ok-4", "ret-ok-6"}},
+		{"after", grounding.TrajectoryFilter{Domain: "airline", After: "Air-OK-1"}, []string{"air-fail-3", "air-ok-2"}},
+	}
+	for _, tt := range tests {
+		tt.f.RunID = run.ID
+		if got := allTrajectories(t, db, tt.f); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Trajectories(%+v) = %q, want %q", tt.name, tt.f, got, tt.want)
+		}
+	}
+}
+
+func testMessageWindows(t *testing.T, db *store.DB) {
+	tr := RoundTrip("w")
+	mustImport(t, db, "windows", "w.jsonl", tr)
+	h, err := db.TrajectoryByExtID(ctx, mustRun(t, db, "windows").ID, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := h.ID
+
+	for _, tt := range []struct{ from, to int }{{2, 5}, {0, 10}, {0, 100}, {9, 10}, {5, 5}, {10, 20}} {
+		got, err := db.Messages(ctx, id, tt.from, tt.to)
+		checkMessages(t, fmt.Sprintf("Messages(%d, %d)", tt.from, tt.to), got, err, wantMessages(t, tr, span(tt.from, min(tt.to, 10))...))
+	}
+
+	// Visible before 8: 0 1 2 3 4 5 7 (6 is hidden).
+	for _, tt := range []struct {
+		before, limit int
+		want          []int
+		earlier       int
+	}{
+		{8, 3, []int{4, 5, 7}, 4},
+		{8, 100, []int{0, 1, 2, 3, 4, 5, 7}, 0},
+		{8, 7, []int{0, 1, 2, 3, 4, 5, 7}, 0},
+		{8, 0, nil, 7},
+		{0, 3, nil, 0},
+		{7, 1, []int{5}, 5},
+		{100, 2, []int{7, 8}, 6},
+	} {
+		got, earlier, err := db.VisibleBefore(ctx, id, tt.before, tt.limit)
+		checkMessages(t, fmt.Sprintf("VisibleBefore(%d, %d)", tt.before, tt.limit), got, err, wantMessages(t, tr, tt.want...))
+		if earlier != tt.earlier {
+			t.Errorf("VisibleBefore(%d, %d) earlier = %d, want %d", tt.before, tt.limit, earlier, tt.earlier)
+		}
+	}
+
+	for _, tt := range []struct {
+		before int
+		want   []int
+	}{{6, nil}, {7, []int{6}}, {9, []int{6}}, {100, []int{6, 9}}} {
+		got, err := db.HiddenBefore(ctx, id, tt.before)
+		checkMessages(t, fmt.Sprintf("HiddenBefore(%d)", tt.before), got, err, wantMessages(t, tr, tt.want...))
+	}
+}
+
+func testDecisionWindows(t *testing.T, db *store.DB) {
+	tr := TauLike("dw", 5)
+	mustImport(t, db, "decisions", "dw.json", tr)
+	h, err := db.TrajectoryByExtID(ctx, mustRun(t, db, "decisions").ID, tr.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := grounding.Decisions(tr)
+	if len(all) < 5 {
+		t.Fatalf("fixture has %d decisions", len(all))
+	}
+	for _, tt := range []struct {
+		from, limit int
+		want        []grounding.Decision
+	}{
+		{0, 100, all},
+		{0, 0, all},
+		{1, 2, all[1:3]},
+		{len(all) - 1, 5, all[len(all)-1:]},
+		{len(all), 5, nil},
+	} {
+		got, err := db.Decisions(ctx, h.ID, tt.from, tt.limit)
+		if err != nil || len(got) != len(tt.want) || (len(got) > 0 && !reflect.DeepEqual(got, tt.want)) {
+			t.Errorf("Decisions(%d, %d) = %+v, %v; want %+v", tt.from, tt.limit, got, err, tt.want)
+		}
+	}
+}
+
+func testNotFound(t *testing.T, db *store.DB) {
+	mustImport(t, db, "known", "k.jsonl", Simple("k", "x", true, "t"))
+	run := mustRun(t, db, "known")
+	_, err := db.User(ctx, 4242)
+	wantErr(t, "User(unknown)", err, grounding.ErrNotFound)
+	_, err = db.UserByName(ctx, "nobody")
+	wantErr(t, "UserByName(unknown)", err, grounding.ErrNotFound)
+	_, err = db.Run(ctx, run.ID+4242)
+	wantErr(t, "Run(unknown)", err, grounding.ErrNotFound)
+	_, err = db.RunByName(ctx, "unknown")
+	wantErr(t, "RunByName(unknown)", err, grounding.ErrNotFound)
+	_, err = db.Trajectory(ctx, 4242)
+	wantErr(t, "Trajectory(unknown)", err, grounding.ErrNotFound)
+	_, err = db.TrajectoryByExtID(ctx, run.ID, "unknown")
+	wantErr(t, "TrajectoryByExtID(unknown)", err, grounding.ErrNotFound)
+	_, err = db.TrajectoryByExtID(ctx, run.ID+4242, "k")
+	wantErr(t, "TrajectoryByExtID(unknown run)", err, grounding.ErrNotFound)
+	if ms, err := db.Messages(ctx, 4242, 0, 10); err != nil || len(ms) != 0 {
+		t.Errorf("Messages(unknown) = %v, %v; want none", ms, err)
+	}
+	if ds, err := db.Decisions(ctx, 4242, 0, 10); err != nil || len(ds) != 0 {
+		t.Errorf("Decisions(unknown) = %v, %v; want none", ds, err)
+	}
+}

@@ -1,0 +1,294 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"groundwork/grounding"
+)
+
+// Page sizes of Trajectories.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 500
+)
+
+type summaryRow struct {
+	ID          int64           `db:"id"`
+	RunID       int64           `db:"run_id"`
+	ExtID       string          `db:"ext_id"`
+	ParentID    string          `db:"parent_id"`
+	Domain      string          `db:"domain"`
+	Success     bool            `db:"success"`
+	Reward      sql.NullFloat64 `db:"reward"`
+	Messages    int             `db:"n_messages"`
+	Decisions   int             `db:"n_decisions"`
+	ToolCalls   int             `db:"n_tool_calls"`
+	Errors      int             `db:"n_errors"`
+	SourceFile  string          `db:"source_file"`
+	SourceIndex int             `db:"source_index"`
+}
+
+const summaryColumns = `t.id, t.run_id, t.ext_id, t.parent_id, t.domain, t.success, t.reward,
+	t.n_messages, t.n_decisions, t.n_tool_calls, t.n_errors, t.source_file, t.source_index`
+
+func (r summaryRow) summary() grounding.TrajectorySummary {
+	s := grounding.TrajectorySummary{
+		ID: r.ID, RunID: r.RunID, ExtID: r.ExtID, ParentID: r.ParentID, Domain: r.Domain,
+		Success: r.Success, Messages: r.Messages, Decisions: r.Decisions, ToolCalls: r.ToolCalls,
+		Errors: r.Errors, SourceFile: r.SourceFile, SourceIndex: r.SourceIndex,
+	}
+	if r.Reward.Valid {
+		v := r.Reward.Float64
+		s.Reward = &v
+	}
+	return s
+}
+
+type headerRow struct {
+	summaryRow
+	RunName string `db:"run_name"`
+	Request string `db:"request"`
+	Tools   []byte `db:"tools"`
+	Hidden  []byte `db:"hidden"`
+	Meta    []byte `db:"meta"`
+	Format  string `db:"format"`
+}
+
+func (r headerRow) header() (grounding.TrajectoryHeader, error) {
+	h := grounding.TrajectoryHeader{
+		TrajectorySummary: r.summary(),
+		RunName:           r.RunName,
+		Request:           r.Request,
+		Format:            r.Format,
+	}
+	if err := json.Unmarshal(r.Tools, &h.Tools); err != nil {
+		return h, fmt.Errorf("decode tools: %w", err)
+	}
+	if err := json.Unmarshal(r.Hidden, &h.Hidden); err != nil {
+		return h, fmt.Errorf("decode hidden: %w", err)
+	}
+	if len(h.Tools) == 0 {
+		h.Tools = nil
+	}
+	if len(h.Hidden) == 0 {
+		h.Hidden = nil
+	}
+	if len(r.Meta) > 0 {
+		h.Meta = r.Meta
+	}
+	return h, nil
+}
+
+const headerQuery = `SELECT ` + summaryColumns + `, r.name AS run_name, t.request, t.tools, t.hidden, t.meta, t.format
+	FROM trajectories t JOIN runs r ON r.id = t.run_id`
+
+// Trajectories returns one page of a run's trajectories matching f, ordered
+// by ext id. Paging is keyset (ext_id > f.After), never OFFSET, and nothing
+// is counted. Limit defaults to 50 and is capped at 500. Search matches a
+// case-insensitive substring of the ext id (ASCII letters fold under SQLite);
+// Tool keeps trajectories with a decision calling that tool. Next is the
+// last row's ext id when another page follows, else "". An unknown run gives
+// an empty page.
+func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (grounding.TrajectoryPage, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultPageSize
+	}
+	limit = min(limit, maxPageSize)
+
+	where := []string{"t.run_id = ?"}
+	args := []any{f.RunID}
+	if f.Success != nil {
+		where = append(where, "t.success = ?")
+		args = append(args, *f.Success)
+	}
+	if f.Domain != "" {
+		where = append(where, "t.domain = ?")
+		args = append(args, f.Domain)
+	}
+	if f.Tool != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM decisions d WHERE d.run_id = t.run_id AND d.tool = ? AND d.trajectory_id = t.id)")
+		args = append(args, f.Tool)
+	}
+	if f.Search != "" {
+		where = append(where, db.d.extIDContains)
+		args = append(args, "%"+escapeLike(f.Search)+"%")
+	}
+	if f.After != "" {
+		where = append(where, "t.ext_id > ?")
+		args = append(args, f.After)
+	}
+	// One row more than the page tells whether a next page exists.
+	args = append(args, limit+1)
+	q := `SELECT ` + summaryColumns + ` FROM trajectories t WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY t.ext_id LIMIT ?`
+
+	var rows []summaryRow
+	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(q), args...); err != nil {
+		return grounding.TrajectoryPage{}, storeErr(fmt.Sprintf("list trajectories of run %d", f.RunID), err)
+	}
+	var page grounding.TrajectoryPage
+	if len(rows) > limit {
+		rows = rows[:limit]
+		page.Next = rows[limit-1].ExtID
+	}
+	page.Rows = make([]grounding.TrajectorySummary, len(rows))
+	for i, r := range rows {
+		page.Rows[i] = r.summary()
+	}
+	return page, nil
+}
+
+// escapeLike escapes the LIKE wildcards of s, with backslash as the escape.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// Trajectory returns the stored trajectory with this id, without its
+// messages, or grounding.ErrNotFound.
+func (db *DB) Trajectory(ctx context.Context, id int64) (grounding.TrajectoryHeader, error) {
+	return db.trajectoryHeader(ctx, fmt.Sprintf("trajectory %d", id), headerQuery+` WHERE t.id = ?`, id)
+}
+
+// TrajectoryByExtID returns the trajectory of the run whose log id is extID,
+// or grounding.ErrNotFound.
+func (db *DB) TrajectoryByExtID(ctx context.Context, runID int64, extID string) (grounding.TrajectoryHeader, error) {
+	return db.trajectoryHeader(ctx, fmt.Sprintf("trajectory %q of run %d", extID, runID),
+		headerQuery+` WHERE t.run_id = ? AND t.ext_id = ?`, runID, extID)
+}
+
+func (db *DB) trajectoryHeader(ctx context.Context, op, q string, args ...any) (grounding.TrajectoryHeader, error) {
+	var r headerRow
+	if err := db.x.GetContext(ctx, &r, db.x.Rebind(q), args...); err != nil {
+		return grounding.TrajectoryHeader{}, storeErr(op, err)
+	}
+	h, err := r.header()
+	if err != nil {
+		return grounding.TrajectoryHeader{}, fmt.Errorf("store: %s: %w", op, err)
+	}
+	return h, nil
+}
+
+type messageRow struct {
+	Idx         int    `db:"idx"`
+	Role        string `db:"role"`
+	Content     string `db:"content"`
+	ContentNull bool   `db:"content_null"`
+	ToolCalls   []byte `db:"tool_calls"`
+	ToolCallID  string `db:"tool_call_id"`
+	Name        string `db:"name"`
+	IsError     bool   `db:"is_error"`
+	Hidden      bool   `db:"hidden"`
+	HiddenKind  string `db:"hidden_kind"`
+}
+
+const messageSelect = `SELECT idx, role, content, content_null, tool_calls, tool_call_id, name, is_error, hidden, hidden_kind
+	FROM messages`
+
+func (r messageRow) message() (grounding.Message, error) {
+	m := grounding.Message{
+		Index: r.Idx, Role: r.Role, Content: r.Content, ContentNull: r.ContentNull,
+		ToolCallID: r.ToolCallID, Name: r.Name, Error: r.IsError, HiddenKind: r.HiddenKind,
+	}
+	if r.Hidden {
+		m.Visibility = grounding.Hidden
+	}
+	if len(r.ToolCalls) > 0 {
+		if err := json.Unmarshal(r.ToolCalls, &m.ToolCalls); err != nil {
+			return m, fmt.Errorf("message %d: decode tool calls: %w", r.Idx, err)
+		}
+	}
+	return m, nil
+}
+
+func (db *DB) messages(ctx context.Context, op, q string, args ...any) ([]grounding.Message, error) {
+	var rows []messageRow
+	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(q), args...); err != nil {
+		return nil, storeErr(op, err)
+	}
+	msgs := make([]grounding.Message, len(rows))
+	for i, r := range rows {
+		m, err := r.message()
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", op, err)
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+// Messages returns the trajectory's messages with from <= index < to, in
+// order, each with Index set. Visible messages have an empty Visibility.
+func (db *DB) Messages(ctx context.Context, trajectoryID int64, from, to int) ([]grounding.Message, error) {
+	return db.messages(ctx, fmt.Sprintf("messages %d..%d of trajectory %d", from, to, trajectoryID),
+		messageSelect+` WHERE trajectory_id = ? AND idx >= ? AND idx < ? ORDER BY idx`, trajectoryID, from, to)
+}
+
+// VisibleBefore returns the last limit visible messages with index < before,
+// in ascending order with Index set, and how many visible messages precede
+// them ("… 24 earlier messages").
+func (db *DB) VisibleBefore(ctx context.Context, trajectoryID int64, before, limit int) (msgs []grounding.Message, earlier int, err error) {
+	op := fmt.Sprintf("visible messages before %d of trajectory %d", before, trajectoryID)
+	if limit > 0 {
+		msgs, err = db.messages(ctx, op,
+			messageSelect+` WHERE trajectory_id = ? AND hidden = ? AND idx < ? ORDER BY idx DESC LIMIT ?`,
+			trajectoryID, false, before, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		slices.Reverse(msgs)
+	}
+	bound := before
+	if len(msgs) > 0 {
+		bound = msgs[0].Index
+	}
+	// Messages are written once, at import, so the two reads need no
+	// transaction to agree.
+	err = db.x.GetContext(ctx, &earlier, db.x.Rebind(
+		`SELECT COUNT(*) FROM messages WHERE trajectory_id = ? AND hidden = ? AND idx < ?`), trajectoryID, false, bound)
+	if err != nil {
+		return nil, 0, storeErr(op, err)
+	}
+	return msgs, earlier, nil
+}
+
+// HiddenBefore returns every hidden message with index < before, in order.
+func (db *DB) HiddenBefore(ctx context.Context, trajectoryID int64, before int) ([]grounding.Message, error) {
+	return db.messages(ctx, fmt.Sprintf("hidden messages before %d of trajectory %d", before, trajectoryID),
+		messageSelect+` WHERE trajectory_id = ? AND hidden = ? AND idx < ? ORDER BY idx`, trajectoryID, true, before)
+}
+
+type decisionRow struct {
+	Ordinal     int    `db:"ordinal"`
+	Message     int    `db:"message_idx"`
+	Call        int    `db:"call_idx"`
+	Tool        string `db:"tool"`
+	Observation int    `db:"observation_idx"`
+	Error       bool   `db:"is_error"`
+}
+
+// Decisions returns up to limit decisions of the trajectory with ordinal >=
+// from, in order; limit <= 0 returns all of them.
+func (db *DB) Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.Decision, error) {
+	q := `SELECT ordinal, message_idx, call_idx, tool, observation_idx, is_error FROM decisions
+		WHERE trajectory_id = ? AND ordinal >= ? ORDER BY ordinal`
+	args := []any{trajectoryID, from}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	var rows []decisionRow
+	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(q), args...); err != nil {
+		return nil, storeErr(fmt.Sprintf("decisions of trajectory %d", trajectoryID), err)
+	}
+	ds := make([]grounding.Decision, len(rows))
+	for i, r := range rows {
+		ds[i] = grounding.Decision{Ordinal: r.Ordinal, Message: r.Message, Call: r.Call, Tool: r.Tool, Observation: r.Observation, Error: r.Error}
+	}
+	return ds, nil
+}
