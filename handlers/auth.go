@@ -35,9 +35,14 @@ func NewAuth(log *slog.Logger, users userFinder, sessions sessionManager) *Auth 
 
 const wrongCredentials = "Wrong name or password."
 
-// LoginForm shows the login form.
+// LoginForm shows the login form, or sends a logged-in user on to next.
 func (h *Auth) LoginForm(w http.ResponseWriter, r *http.Request) {
-	f := views.LoginForm{Next: SafeNext(r.URL.Query().Get("next"))}
+	next := SafeNext(r.URL.Query().Get("next"))
+	if _, ok := CurrentUser(r.Context()); ok {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	f := views.LoginForm{Next: next}
 	render(w, r, http.StatusOK, page{title: "Log in", body: views.LoginPage(f)})
 }
 

@@ -109,6 +109,14 @@ func TestLoginForm(t *testing.T) {
 	}
 }
 
+func TestLoginFormLoggedIn(t *testing.T) {
+	h := testRouter(loginStore(t), &fakeSessions{}, researcher, t.TempDir(), 1)
+	rec, _ := do(t, h, httptest.NewRequest("GET", "/login?next=/runs/3", nil), false)
+	if rec.Code != 303 || rec.Header().Get("Location") != "/runs/3" {
+		t.Errorf("logged-in GET /login = %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+}
+
 func TestSafeNext(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", "/runs"},

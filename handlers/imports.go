@@ -97,8 +97,13 @@ func (h *Imports) Create(w http.ResponseWriter, r *http.Request) {
 	res, err := h.imp.ImportFile(r.Context(), up.runName, up.file, up.name, format)
 	switch {
 	case errors.Is(err, grounding.ErrInvalid), errors.Is(err, grounding.ErrConflict):
-		h.log.Warn("import refused", "request_id", requestID(r), "file", up.name, "status", http.StatusUnprocessableEntity, "err", err)
-		h.refuse(w, r, http.StatusUnprocessableEntity, form, err.Error())
+		msg := err.Error()
+		// An importer's own error names file, record, line and field; the
+		// layers above it only add prefixes the user has no use for.
+		if ie := (*grounding.ImportError)(nil); errors.As(err, &ie) {
+			msg = ie.Error()
+		}
+		h.refuse(w, r, http.StatusUnprocessableEntity, form, msg)
 		return
 	case err != nil:
 		h.fail(w, r, err)
@@ -204,7 +209,7 @@ func smallField(p *multipart.Part) (string, error) {
 }
 
 func (h *Imports) refuse(w http.ResponseWriter, r *http.Request, status int, form views.ImportForm, message string) {
-	h.log.Warn("upload refused", "request_id", requestID(r), "status", status)
+	h.log.Warn("upload refused", "request_id", requestID(r), "method", r.Method, "path", r.URL.Path, "status", status, "reason", message)
 	h.show(w, r, status, form, &views.ImportResult{Error: message})
 }
 

@@ -61,7 +61,7 @@ func TestImport(t *testing.T) {
 		{name: "exactly the cap", file: "a.jsonl", content: bytes.Repeat([]byte("x"), limit), format: "auto",
 			result: grounding.ImportResult{RunID: 1, RunName: "a"}, status: 200, testid: "import-ok"},
 		{name: "invalid content", file: "bad.jsonl", content: content, format: "auto",
-			err:    &grounding.ImportError{File: "bad.jsonl", Record: 3, Line: 4, Field: "messages[2].role", Expected: "one of system, user, assistant, tool", Got: `"robot"`},
+			err:    fmt.Errorf("store: import bad.jsonl: %w", &grounding.ImportError{File: "bad.jsonl", Record: 3, Line: 4, Field: "messages[2].role", Expected: "one of system, user, assistant, tool", Got: `"robot"`}),
 			status: 422, testid: "import-error", text: `bad.jsonl: record 3 (line 4): messages[2].role: expected one of system, user, assistant, tool; got "robot"`},
 		{name: "id clash", file: "a.jsonl", content: content, format: "auto",
 			err:    fmt.Errorf("a.jsonl: record 0: trajectory id t-1 already exists in run a: %w", grounding.ErrConflict),
@@ -115,6 +115,9 @@ func TestImport(t *testing.T) {
 				el := doc.Find(`[data-testid=` + tt.testid + `]`)
 				if el.Length() != 1 {
 					t.Fatalf("no [data-testid=%s] in %s", tt.testid, rec.Body)
+				}
+				if strings.Contains(el.Text(), "store:") {
+					t.Errorf("message keeps an internal prefix: %q", el.Text())
 				}
 				if !strings.Contains(el.Text(), tt.text) {
 					t.Errorf("%s = %q, want it to contain %q", tt.testid, el.Text(), tt.text)
