@@ -119,11 +119,12 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 	}
 
 	w := &importWriter{
-		tx: tx, d: &db.d, op: op,
+		tx: tx, d: &db.d, op: op, stmts: newStmts(tx),
 		runID: run.ID, runName: runName, importID: importID, meta: meta,
 		checkRun: run.Trajectories > 0,
 		seen:     make(map[string]int),
 	}
+	defer w.stmts.close()
 	for t, err := range seq {
 		if err != nil {
 			return fail(fmt.Errorf("store: %s: %w", op, err))
@@ -207,6 +208,7 @@ type importWriter struct {
 	tx       *sqlx.Tx
 	d        *dialect
 	op       string
+	stmts    *stmts
 	runID    int64
 	runName  string
 	importID int64
@@ -327,8 +329,11 @@ func (w *importWriter) flush(ctx context.Context) error {
 	for _, p := range w.batch {
 		args = append(args, p.row...)
 	}
-	q := valuesSQL("trajectories", trajectoryColumns, len(w.batch)) + " RETURNING id, ext_id"
-	rows, err := w.tx.QueryxContext(ctx, w.tx.Rebind(q), args...)
+	st, err := w.stmts.get(ctx, w.tx.Rebind(valuesSQL("trajectories", trajectoryColumns, len(w.batch))+" RETURNING id, ext_id"))
+	if err != nil {
+		return storeErr(w.op+": insert trajectories", err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return storeErr(w.op+": insert trajectories", err)
 	}
@@ -370,10 +375,10 @@ func (w *importWriter) flush(ctx context.Context) error {
 			decs = append(decs, id, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error)
 		}
 	}
-	if err := w.d.bulk(ctx, w.tx, w.d, "messages", messageColumns, msgs); err != nil {
+	if err := w.d.bulk(ctx, w.stmts, w.d, "messages", messageColumns, msgs); err != nil {
 		return storeErr(w.op+": insert messages", err)
 	}
-	if err := w.d.bulk(ctx, w.tx, w.d, "decisions", decisionColumns, decs); err != nil {
+	if err := w.d.bulk(ctx, w.stmts, w.d, "decisions", decisionColumns, decs); err != nil {
 		return storeErr(w.op+": insert decisions", err)
 	}
 	return nil
