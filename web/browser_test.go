@@ -1,0 +1,252 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"groundwork/web"
+)
+
+// chromiumPath finds Debian's chromium. Without it the browser tests skip,
+// except under CI=true where a missing browser is a failure.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium not found (set CHROMIUM_PATH or apt-get install chromium): the browser tests must run in CI")
+	}
+	t.Skip("chromium not found (apt-get install chromium, or set CHROMIUM_PATH): skipping the browser test")
+	return ""
+}
+
+// newBrowser starts headless Chromium with the flags this machine needs.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromiumPath(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelC := context.WithTimeout(ctx, 30*time.Second)
+	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
+	return ctx
+}
+
+// servedApp is groundwork started the way a newcomer starts it: `serve` on an
+// empty data directory, reading the printed address and admin password.
+type servedApp struct {
+	URL      string
+	Password string
+}
+
+func serveFresh(t *testing.T) servedApp {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	env := map[string]string{}
+	go func() {
+		done <- web.Run(ctx, []string{"groundwork", "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()},
+			func(k string) string { return env[k] }, strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	var app servedApp
+	passRe := regexp.MustCompile(`^\s*password\s+(\S+)\s*$`)
+	urlRe := regexp.MustCompile(`serving on (http://\S+)`)
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(30 * time.Second)
+	for app.URL == "" {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatal("serve exited before printing its address")
+			}
+			if m := passRe.FindStringSubmatch(line); m != nil {
+				app.Password = m[1]
+			}
+			if m := urlRe.FindStringSubmatch(line); m != nil {
+				app.URL = m[1]
+			}
+		case <-timeout:
+			t.Fatal("serve did not print its address within 30 s")
+		}
+	}
+	go func() {
+		for range lines { // keep draining so serve never blocks on stdout
+		}
+	}()
+	if app.Password == "" {
+		t.Fatal("serve did not print the admin password on first start")
+	}
+	return app
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("GROUNDWORK_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		t.Errorf("save screenshot: %v", err)
+	}
+}
+
+// consoleProblems collects console errors and uncaught exceptions of the tab
+// until the test ends; a page that logs one is broken for a user.
+func consoleProblems(t *testing.T, ctx context.Context) func() []string {
+	t.Helper()
+	if err := chromedp.Do(ctx); err != nil { // start the browser and the tab
+		t.Fatalf("start chromium: %v", err)
+	}
+	var (
+		mu       sync.Mutex
+		problems []string
+	)
+	cctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	msgs := chromedp.Console(cctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				mu.Lock()
+				problems = append(problems, fmt.Sprintf("%s %s:%d %s", m.Type, m.URL, m.Line+1, m.Text))
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), problems...)
+	}
+}
+
+func text(t *testing.T, ctx context.Context, css string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+	if err != nil {
+		t.Fatalf("read text of %s: %v", css, err)
+	}
+	return s
+}
+
+// TestBrowserDecisionPanes logs in as the printed admin, opens the demo run
+// and a trajectory with a hidden teacher hint, and checks that the hint shows
+// in the hidden pane of the decision and nowhere in the visible pane.
+func TestBrowserDecisionPanes(t *testing.T) {
+	ctx := newBrowser(t)
+	problems := consoleProblems(t, ctx)
+	app := serveFresh(t)
+
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(app.URL+"/runs"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=password]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "admin"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), app.Password),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+	)
+	if err == nil {
+		err = chromedp.Do(ctx, chromedp.WaitVisible(`//a[normalize-space(text())="demo"]`))
+	}
+	if err != nil {
+		screenshot(t, ctx, "00-login-failed")
+		t.Fatalf("log in and see the runs page: %v", err)
+	}
+	screenshot(t, ctx, "01-runs")
+	err = chromedp.Do(ctx,
+		chromedp.Click(`//a[normalize-space(text())="demo"]`),
+		chromedp.WaitVisible(`//a[normalize-space(text())="airline-demo-cancel-0"]`),
+	)
+	if err != nil {
+		t.Fatalf("open the demo run: %v", err)
+	}
+	screenshot(t, ctx, "02-run")
+	err = chromedp.Do(ctx,
+		chromedp.Click(`//a[normalize-space(text())="airline-demo-cancel-0"]`),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=decision] [data-testid=hidden-pane]`)),
+	)
+	if err != nil {
+		t.Fatalf("open the trajectory: %v", err)
+	}
+	screenshot(t, ctx, "03-trajectory")
+	visible := text(t, ctx, `[data-testid=decision] [data-testid=visible-pane]`)
+	action := text(t, ctx, `[data-testid=decision] [data-testid=action-pane]`)
+	hidden := text(t, ctx, `[data-testid=decision] [data-testid=hidden-pane]`)
+	if !strings.Contains(visible, "Please cancel my reservation NO6JO3") {
+		t.Errorf("visible pane of the first decision = %q, want the user's request", visible)
+	}
+	if strings.Contains(visible, "certificate_9921331") {
+		t.Errorf("visible pane shows the hidden teacher hint: %q", visible)
+	}
+	if !strings.Contains(hidden, "certificate_9921331") {
+		t.Errorf("hidden pane = %q, want the teacher hint with certificate_9921331", hidden)
+	}
+	if !strings.Contains(action, "get_reservation_details") {
+		t.Errorf("action pane = %q, want the get_reservation_details call", action)
+	}
+	// The last reply of this trajectory contains a <script> tag: it must show
+	// as text, never run.
+	page, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page, "<script>alert('logs are untrusted')</script>") {
+		t.Errorf("the script tag in the log is not shown as text on the page")
+	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("console errors: %v", p)
+	}
+}

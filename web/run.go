@@ -1,0 +1,408 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/term"
+
+	"groundwork/grounding"
+	"groundwork/store"
+	"groundwork/web/demo"
+)
+
+const usage = `groundwork: grounding review of tool-use agent logs
+
+usage:
+  groundwork serve   [--addr :8080] [--db URL] [--data DIR] [--no-demo] [--max-upload BYTES]
+  groundwork migrate [--db URL]
+  groundwork import  [--db URL] [--run NAME] [--format auto|canonical|tau-bench|openai-jsonl] FILE...
+  groundwork user add NAME --role admin|researcher|annotator [--db URL]
+
+The database is --db, else $DATABASE_URL, else the SQLite file DIR/groundwork.db
+(DIR is --data, else $GROUNDWORK_DATA, else ./data). URLs: postgres://… or sqlite://PATH.
+`
+
+// Env is how Run reads the environment (os.Getenv in main, a map in tests).
+type Env func(string) string
+
+// Run is groundwork's entry point: it parses args (args[0] is the program
+// name), runs the chosen command and returns when it is done or ctx ends.
+func Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	cmd, rest := args[1], args[2:]
+	switch cmd {
+	case "serve":
+		return runServe(ctx, rest, getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, rest, getenv, stdout)
+	case "import":
+		return runImport(ctx, rest, getenv, stdout, stderr)
+	case "user":
+		return runUser(ctx, rest, getenv, stdin, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+// dbFlags are the flags every database command shares.
+type dbFlags struct {
+	db   string
+	data string
+}
+
+func (f *dbFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.db, "db", "", "database URL: postgres://… or sqlite://PATH (default $DATABASE_URL, else DATA/groundwork.db)")
+	fs.StringVar(&f.data, "data", "", "data directory for the embedded SQLite database and uploads (default $GROUNDWORK_DATA, else ./data)")
+}
+
+func (f *dbFlags) dataDir(getenv Env) string {
+	if f.data != "" {
+		return f.data
+	}
+	if d := getenv("GROUNDWORK_DATA"); d != "" {
+		return d
+	}
+	return "data"
+}
+
+func (f *dbFlags) dsn(getenv Env) string {
+	if f.db != "" {
+		return f.db
+	}
+	if u := getenv("DATABASE_URL"); u != "" {
+		return u
+	}
+	return "sqlite://" + filepath.Join(f.dataDir(getenv), "groundwork.db")
+}
+
+func (f *dbFlags) open(ctx context.Context, getenv Env) (*store.DB, error) {
+	db, err := store.Open(ctx, f.dsn(getenv))
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return db, nil
+}
+
+// parse parses fs allowing flags after positional arguments
+// (`groundwork import a.json --run x`), which the flag package alone stops at.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func runMigrate(ctx context.Context, args []string, getenv Env, stdout io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	var dbf dbFlags
+	dbf.register(fs)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	db, err := dbf.open(ctx, getenv) // Open applies pending migrations
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	v, err := db.Version(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "database (%s) is at migration version %d\n", db.Dialect(), v)
+	return nil
+}
+
+func runImport(ctx context.Context, args []string, getenv Env, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	var dbf dbFlags
+	dbf.register(fs)
+	run := fs.String("run", "", "run to import into (default: each file's base name)")
+	format := fs.String("format", "auto", "input format: auto, canonical, tau-bench, openai-jsonl")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errors.New("import: name at least one FILE")
+	}
+	f, err := grounding.ParseFormat(*format)
+	if err != nil {
+		return err
+	}
+	db, err := dbf.open(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	imp := Importer{DB: db}
+	failed := 0
+	for _, file := range files {
+		start := time.Now()
+		res, err := imp.ImportFile(ctx, *run, file, file, f)
+		if err != nil {
+			failed++
+			fmt.Fprintf(stderr, "%s: refused, nothing imported: %v\n", file, err)
+			continue
+		}
+		if res.Duplicate {
+			fmt.Fprintf(stdout, "%s: already imported into run %q on %s; nothing added\n", file, res.PreviousRun, res.PreviousAt.Format(time.DateTime))
+			continue
+		}
+		secs := time.Since(start).Seconds()
+		fmt.Fprintf(stdout, "%s: imported %d trajectories, %d messages, %d decisions into run %q as %s (%.1f MB/s, %.0f trajectories/s)\n",
+			file, res.Trajectories, res.Messages, res.Decisions, res.RunName, res.Format,
+			float64(res.Bytes)/1e6/secs, float64(res.Trajectories)/secs)
+	}
+	if failed > 0 {
+		return fmt.Errorf("import: %d of %d files refused", failed, len(files))
+	}
+	return nil
+}
+
+func runUser(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "add" {
+		return errors.New("usage: groundwork user add NAME --role admin|researcher|annotator")
+	}
+	fs := flag.NewFlagSet("user add", flag.ContinueOnError)
+	var dbf dbFlags
+	dbf.register(fs)
+	role := fs.String("role", grounding.RoleAnnotator, "admin, researcher or annotator")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("usage: groundwork user add NAME --role admin|researcher|annotator")
+	}
+	name := pos[0]
+	if !grounding.ValidAccountRole(*role) {
+		return fmt.Errorf("user add: role %q: expected admin, researcher or annotator", *role)
+	}
+	password, err := readPassword(stdin, stderr)
+	if err != nil {
+		return err
+	}
+	if len(password) < 8 {
+		return errors.New("user add: the password must have at least 8 characters")
+	}
+	hash, err := bcrypt.GenerateFromPassword(password, bcrypt.DefaultCost)
+	if err != nil {
+		return fmt.Errorf("user add: hash password: %w", err)
+	}
+	db, err := dbf.open(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	u, err := db.CreateUser(ctx, name, *role, hash)
+	if errors.Is(err, grounding.ErrConflict) {
+		return fmt.Errorf("user add: a user named %q already exists", name)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "created %s %q\n", u.Role, u.Name)
+	return nil
+}
+
+// readPassword prompts on a terminal without echo; otherwise it reads the
+// first line of stdin, so scripts can pipe a password in.
+func readPassword(stdin io.Reader, stderr io.Writer) ([]byte, error) {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(stderr, "password: ")
+		p, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(stderr)
+		if err != nil {
+			return nil, fmt.Errorf("read password: %w", err)
+		}
+		return p, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, 4096))
+	if err != nil {
+		return nil, fmt.Errorf("read password from stdin: %w", err)
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return bytes.TrimRight(line, "\r"), nil
+}
+
+func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var dbf dbFlags
+	dbf.register(fs)
+	addr := fs.String("addr", "", "listen address (default :$PORT, else localhost:8080)")
+	noDemo := fs.Bool("no-demo", false, "do not load the demo pool into an empty database")
+	maxUpload := fs.Int64("max-upload", 1<<30, "largest accepted upload in bytes")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *addr == "" {
+		*addr = "localhost:8080"
+		if p := getenv("PORT"); p != "" {
+			*addr = ":" + p
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	dataDir := dbf.dataDir(getenv)
+	db, err := dbf.open(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w", *addr, err)
+	}
+	base := baseURL(ln.Addr(), *addr)
+	if err := firstRun(ctx, db, !*noDemo, base, stdout); err != nil {
+		ln.Close()
+		return err
+	}
+
+	uploadDir := filepath.Join(dataDir, "uploads")
+	if err := os.MkdirAll(uploadDir, 0o700); err != nil {
+		ln.Close()
+		return fmt.Errorf("serve: create upload dir: %w", err)
+	}
+	h, err := NewHandler(Config{
+		MaxUploadBytes: *maxUpload,
+		UploadDir:      uploadDir,
+		SecureCookies:  strings.HasPrefix(getenv("GROUNDWORK_BASE_URL"), "https://"),
+		Logger:         logger,
+	}, db, Importer{DB: db})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	go sweepSessions(ctx, db, logger)
+	fmt.Fprintf(stdout, "groundwork serving on %s (%s database)\n", base, db.Dialect())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// baseURL is the address to print for humans: a wildcard host becomes localhost.
+func baseURL(a net.Addr, requested string) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + requested
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) || (ip != nil && ip.IsLoopback()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// firstRun prepares an empty database: it creates an admin account with a
+// random password, printed once, and loads the demo pool.
+func firstRun(ctx context.Context, db *store.DB, loadDemo bool, base string, stdout io.Writer) error {
+	n, err := db.CountUsers(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	password := randomPassword()
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return err
+	}
+	if _, err := db.CreateUser(ctx, "admin", grounding.RoleAdmin, hash); err != nil {
+		return fmt.Errorf("first run: create admin: %w", err)
+	}
+	fmt.Fprintf(stdout, `
+  groundwork: first start, created the account "admin".
+    log in at  %s/login
+    user       admin
+    password   %s
+  This password is shown once. Add people with: groundwork user add NAME --role annotator
+
+`, base, password)
+	if !loadDemo {
+		return nil
+	}
+	runs, err := db.Runs(ctx)
+	if err != nil || len(runs) > 0 {
+		return err
+	}
+	res, err := ImportBytes(ctx, db, demo.RunName, demo.FileName, demo.JSONL)
+	if err != nil {
+		return fmt.Errorf("first run: load demo pool: %w", err)
+	}
+	fmt.Fprintf(stdout, "  loaded the demo pool: %d trajectories into run %q\n\n", res.Trajectories, res.RunName)
+	return nil
+}
+
+// ImportBytes imports an in-memory file (the demo pool, tests).
+func ImportBytes(ctx context.Context, db *store.DB, runName, fileName string, data []byte) (grounding.ImportResult, error) {
+	return Importer{DB: db}.importReader(ctx, runName, bytes.NewReader(data), fileName, grounding.FormatAuto)
+}
+
+func randomPassword() string {
+	b := make([]byte, 15)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// sweepSessions deletes expired sessions hourly so the table does not grow.
+func sweepSessions(ctx context.Context, db *store.DB, logger *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := db.DeleteExpiredSessions(ctx); err != nil {
+				logger.Warn("sweep sessions", "err", err)
+			} else if n > 0 {
+				logger.Info("swept expired sessions", "count", strconv.FormatInt(n, 10))
+			}
+		}
+	}
+}
