@@ -242,6 +242,11 @@ func TestRunFilterAndPaging(t *testing.T) {
 	if v, _ := doc.Find(`select[name=success] option[selected]`).Attr("value"); v != "no" {
 		t.Errorf("selected success = %q", v)
 	}
+	req := httptest.NewRequest("GET", "/runs/1?success=&domain=airline&tool=&q=", nil)
+	rec, _ = do(t, h, req, true)
+	if v := rec.Header().Get(HXPushURL); v != "/runs/1?domain=airline" {
+		t.Errorf("HX-Push-Url = %q", v)
+	}
 	if v, _ := doc.Find(`form[data-testid=filters]`).Attr("hx-push-url"); v != "true" {
 		t.Errorf("filter form hx-push-url = %q", v)
 	}

@@ -79,6 +79,12 @@ func (h *Runs) Show(w http.ResponseWriter, r *http.Request) {
 	results := trajectoryResults(f, tp)
 	if isPartial(r) {
 		// The facets only feed the form, which a partial answer leaves alone.
+		// The pushed URL drops the form's empty fields.
+		q := filterQuery(f)
+		if f.After != "" {
+			q.Set("after", f.After)
+		}
+		w.Header().Set(HXPushURL, withQuery(runURL(id), q))
 		render(w, r, http.StatusOK, page{fragment: views.Results(results)})
 		return
 	}
