@@ -55,9 +55,11 @@ var (
 // trajectory or one without an id, with grounding.ErrInvalid.
 //
 // Each trajectory becomes a trajectories row, one messages row per message
-// (idx is its position) and one decisions row per grounding.Decisions(t);
-// the run's counters grow in the same transaction. The result has RunID,
-// RunName and the counts filled in.
+// (idx is its position) and one decisions row per grounding.Decisions(t).
+// U+0000 and invalid UTF-8 in requests, message content and JSON values are
+// stored as U+FFFD (Postgres cannot hold them; see text.go). The run's
+// counters grow in the same transaction. The result has RunID, RunName and
+// the counts filled in.
 func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta grounding.ImportResult, seq iter.Seq2[*grounding.Trajectory, error]) (grounding.ImportResult, error) {
 	op := "import " + meta.File
 	fail := func(err error) (grounding.ImportResult, error) { return grounding.ImportResult{}, err }
@@ -287,7 +289,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		if !json.Valid(t.Meta) {
 			return bad("meta", errors.New("not valid JSON"))
 		}
-		meta = string(t.Meta)
+		meta = cleanJSON(string(t.Meta))
 	}
 	var reward any
 	if t.Reward != nil {
@@ -307,7 +309,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
-		t.Request, tools, hidden, meta,
+		cleanText(t.Request), cleanJSON(tools), cleanJSON(hidden), meta,
 	}}, nil
 }
 
@@ -366,9 +368,9 @@ func (w *importWriter) flush(ctx context.Context) error {
 					return fmt.Errorf("store: %s: trajectory %q (record %d): message %d: tool calls: %w: %w",
 						w.op, p.t.ID, p.t.Source.Index, i, grounding.ErrInvalid, err)
 				}
-				calls = s
+				calls = cleanJSON(s)
 			}
-			msgs = append(msgs, id, i, m.Role, m.Content, m.ContentNull, calls,
+			msgs = append(msgs, id, i, m.Role, cleanText(m.Content), m.ContentNull, calls,
 				m.ToolCallID, m.Name, m.Error, m.IsHidden(), m.HiddenKind)
 		}
 		for _, d := range p.decisions {

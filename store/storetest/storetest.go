@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ImportExtIDConflict", testImportExtIDConflict},
 		{"ImportExtIDTwiceInFile", testImportExtIDTwiceInFile},
 		{"ImportInvalid", testImportInvalid},
+		{"ImportCleansText", testImportCleansText},
 		{"ImportConcurrentSameRun", testImportConcurrentSameRun},
 		{"ImportConcurrentSameFile", testImportConcurrentSameFile},
 		{"RunCounters", testRunCounters},
@@ -555,6 +556,41 @@ func testImportInvalid(t *testing.T, db *store.DB) {
 	bad.Meta = json.RawMessage(`{not json`)
 	_, err = db.ImportTrajectories(ctx, "run", FileMeta("badmeta.jsonl"), Seq(bad))
 	wantErr(t, "import with invalid meta JSON", err, grounding.ErrInvalid)
+}
+
+// testImportCleansText: NUL and invalid UTF-8, which Postgres cannot store,
+// come back as U+FFFD from both dialects instead of failing the import.
+func testImportCleansText(t *testing.T, db *store.DB) {
+	tr := Simple("nul", "x", true, "cat")
+	tr.Request = "read \x00 then\x00"
+	tr.Messages[0].Content = "binary \x00\xff output"
+	tr.Messages[1].ToolCalls[0].Arguments = json.RawMessage(`{"path":"a\u0000b","lit":"\\u0000"}`)
+	tr.Meta = json.RawMessage(`{"note":"\u0000"}`)
+	tr.Hidden = []grounding.HiddenEntry{{Kind: grounding.HiddenDBState, Content: json.RawMessage(`"x\u0000"`)}}
+	mustImport(t, db, "clean", "clean.jsonl", tr)
+	h, err := db.TrajectoryByExtID(ctx, mustRun(t, db, "clean").ID, "nul")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Request != "read \uFFFD then\uFFFD" {
+		t.Errorf("Request = %q", h.Request)
+	}
+	if got := canonJSON(t, h.Meta); got != "{\"note\":\"\uFFFD\"}" {
+		t.Errorf("Meta = %s", got)
+	}
+	if got := canonJSON(t, h.Hidden[0].Content); got != "\"x\uFFFD\"" {
+		t.Errorf("Hidden content = %s", got)
+	}
+	msgs, err := db.Messages(ctx, h.ID, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs[0].Content != "binary \uFFFD\uFFFD output" {
+		t.Errorf("Content = %q", msgs[0].Content)
+	}
+	if got := canonJSON(t, msgs[1].ToolCalls[0].Arguments); got != `{"lit":"\\u0000","path":"a`+"\uFFFD"+`b"}` {
+		t.Errorf("Arguments = %s", got)
+	}
 }
 
 func testImportConcurrentSameRun(t *testing.T, db *store.DB) {
