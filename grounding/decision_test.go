@@ -5,17 +5,17 @@ import (
 	"testing"
 )
 
-func user(s string) Message    { return Message{Role: RoleUser, Content: s} }
-func reply(s string) Message   { return Message{Role: RoleAssistant, Content: s} }
-func hidden(m Message) Message { m.Visibility = Hidden; return m }
-func call(id, name string) ToolCall {
+func msgUser(s string) Message    { return Message{Role: RoleUser, Content: s} }
+func msgReply(s string) Message   { return Message{Role: RoleAssistant, Content: s} }
+func msgHidden(m Message) Message { m.Visibility = Hidden; return m }
+func callTo(id, name string) ToolCall {
 	return ToolCall{ID: id, Name: name, Arguments: []byte(`{}`)}
 }
-func calls(text string, cs ...ToolCall) Message {
+func msgCalls(text string, cs ...ToolCall) Message {
 	return Message{Role: RoleAssistant, Content: text, ContentNull: text == "", ToolCalls: cs}
 }
-func answer(id string) Message { return Message{Role: RoleTool, ToolCallID: id, Content: "ok"} }
-func failure(id string) Message {
+func msgAnswer(id string) Message { return Message{Role: RoleTool, ToolCallID: id, Content: "ok"} }
+func msgFailure(id string) Message {
 	return Message{Role: RoleTool, ToolCallID: id, Content: "Error: no", Error: true}
 }
 
@@ -27,7 +27,7 @@ func TestDecisions(t *testing.T) {
 	}{
 		{
 			name: "text replies",
-			msgs: []Message{user("hi"), reply("hello"), user("bye"), reply("goodbye")},
+			msgs: []Message{msgUser("hi"), msgReply("hello"), msgUser("bye"), msgReply("goodbye")},
 			want: []Decision{
 				{Ordinal: 0, Message: 1, Call: -1, Observation: -1},
 				{Ordinal: 1, Message: 3, Call: -1, Observation: -1},
@@ -35,12 +35,12 @@ func TestDecisions(t *testing.T) {
 		},
 		{
 			name: "empty assistant message makes no decision",
-			msgs: []Message{user("hi"), reply("")},
+			msgs: []Message{msgUser("hi"), msgReply("")},
 			want: nil,
 		},
 		{
 			name: "text then calls, answered out of order",
-			msgs: []Message{user("hi"), calls("Checking both.", call("a", "f"), call("b", "g")), answer("b"), answer("a")},
+			msgs: []Message{msgUser("hi"), msgCalls("Checking both.", callTo("a", "f"), callTo("b", "g")), msgAnswer("b"), msgAnswer("a")},
 			want: []Decision{
 				{Ordinal: 0, Message: 1, Call: -1, Observation: -1},
 				{Ordinal: 1, Message: 1, Call: 0, Tool: "f", Observation: 3},
@@ -49,7 +49,7 @@ func TestDecisions(t *testing.T) {
 		},
 		{
 			name: "error observation",
-			msgs: []Message{user("hi"), calls("", call("a", "f")), failure("a"), calls("", call("b", "f")), answer("b")},
+			msgs: []Message{msgUser("hi"), msgCalls("", callTo("a", "f")), msgFailure("a"), msgCalls("", callTo("b", "f")), msgAnswer("b")},
 			want: []Decision{
 				{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 2, Error: true},
 				{Ordinal: 1, Message: 3, Call: 0, Tool: "f", Observation: 4},
@@ -57,7 +57,7 @@ func TestDecisions(t *testing.T) {
 		},
 		{
 			name: "call without observation",
-			msgs: []Message{user("hi"), calls("", call("a", "f"), call("b", "g")), answer("a"), reply("done")},
+			msgs: []Message{msgUser("hi"), msgCalls("", callTo("a", "f"), callTo("b", "g")), msgAnswer("a"), msgReply("done")},
 			want: []Decision{
 				{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 2},
 				{Ordinal: 1, Message: 1, Call: 1, Tool: "g", Observation: -1},
@@ -66,31 +66,31 @@ func TestDecisions(t *testing.T) {
 		},
 		{
 			name: "call without id",
-			msgs: []Message{calls("", call("", "f")), answer("")},
+			msgs: []Message{msgCalls("", callTo("", "f")), msgAnswer("")},
 			want: []Decision{{Ordinal: 0, Message: 0, Call: 0, Tool: "f", Observation: -1}},
 		},
 		{
 			name: "hidden assistant messages skipped",
 			msgs: []Message{
-				user("hi"),
-				hidden(calls("teacher peeks", call("h", "get_db"))),
-				answer("h"),
-				hidden(reply("teacher note")),
-				calls("", call("v", "f")),
-				answer("v"),
+				msgUser("hi"),
+				msgHidden(msgCalls("teacher peeks", callTo("h", "get_db"))),
+				msgAnswer("h"),
+				msgHidden(msgReply("teacher note")),
+				msgCalls("", callTo("v", "f")),
+				msgAnswer("v"),
 			},
 			want: []Decision{{Ordinal: 0, Message: 4, Call: 0, Tool: "f", Observation: 5}},
 		},
 		{
 			name: "hidden call's answer is not given to a later visible call with its id",
-			msgs: []Message{hidden(calls("", call("x", "peek"))), calls("", call("x", "f")), answer("x"), answer("x")},
+			msgs: []Message{msgHidden(msgCalls("", callTo("x", "peek"))), msgCalls("", callTo("x", "f")), msgAnswer("x"), msgAnswer("x")},
 			want: []Decision{{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 3}},
 		},
 		{
 			// OpenAI reissues call ids across turns; the τ-bench airline
 			// log does this in 50 of 200 trajectories.
 			name: "id reused after its answer",
-			msgs: []Message{user("hi"), calls("", call("c", "f")), answer("c"), calls("", call("c", "g")), failure("c")},
+			msgs: []Message{msgUser("hi"), msgCalls("", callTo("c", "f")), msgAnswer("c"), msgCalls("", callTo("c", "g")), msgFailure("c")},
 			want: []Decision{
 				{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 2},
 				{Ordinal: 1, Message: 3, Call: 0, Tool: "g", Observation: 4, Error: true},
@@ -98,7 +98,7 @@ func TestDecisions(t *testing.T) {
 		},
 		{
 			name: "answer before the call does not count",
-			msgs: []Message{answer("c"), calls("", call("c", "f"))},
+			msgs: []Message{msgAnswer("c"), msgCalls("", callTo("c", "f"))},
 			want: []Decision{{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: -1}},
 		},
 	}
@@ -115,7 +115,7 @@ func TestDecisions(t *testing.T) {
 func TestVisibleBeforeAndHiddenKnownAt(t *testing.T) {
 	at := func(i int) *int { return &i }
 	tr := &Trajectory{
-		Messages: []Message{user("hi"), hidden(Message{Role: RoleSystem, Content: "hint"}), reply("a"), user("b"), reply("c")},
+		Messages: []Message{msgUser("hi"), msgHidden(Message{Role: RoleSystem, Content: "hint"}), msgReply("a"), msgUser("b"), msgReply("c")},
 		Hidden:   []HiddenEntry{{Kind: HiddenUserInstruction}, {Kind: HiddenDBState, At: at(3)}, {Kind: "late", At: at(5)}},
 	}
 	tests := []struct {
