@@ -28,7 +28,7 @@ type Importer struct {
 func (i Importer) ImportFile(ctx context.Context, runName, path, displayName string, format grounding.Format) (grounding.ImportResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return grounding.ImportResult{}, fmt.Errorf("import: open %s: %w", displayName, err)
+		return grounding.ImportResult{}, fmt.Errorf("import: %w", err) // the *PathError names the file
 	}
 	defer f.Close()
 	return i.importReader(ctx, runName, f, displayName, format)

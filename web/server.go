@@ -81,8 +81,11 @@ func NewHandler(cfg Config, db *store.DB, imp ImportFiler) (http.Handler, error)
 func newSessions(cfg Config, db *store.DB) *scs.SessionManager {
 	s := scs.New()
 	s.Store = db.SessionStore()
+	// No IdleTimeout: with one, scs rewrites the session row on every
+	// request, and on SQLite a long import holds the write lock, so page
+	// views would queue behind it. A session is written at login and logout
+	// only, and lives for a working week.
 	s.Lifetime = 7 * 24 * time.Hour
-	s.IdleTimeout = 24 * time.Hour
 	s.Cookie.Name = "groundwork_session"
 	s.Cookie.HttpOnly = true
 	s.Cookie.SameSite = http.SameSiteLaxMode
