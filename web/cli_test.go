@@ -1,0 +1,101 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"groundwork/store"
+	"groundwork/web"
+)
+
+// cli runs groundwork with args against the data directory dir.
+func cli(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := func(k string) string {
+		if k == "GROUNDWORK_DATA" {
+			return dir
+		}
+		return ""
+	}
+	err = web.Run(context.Background(), append([]string{"groundwork"}, args...), env, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestCLIImport(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join("..", "grounding", "testdata", "import", "canonical.jsonl")
+
+	out, _, err := cli(t, dir, "", "import", "--run", "airline", good)
+	if err != nil || !strings.Contains(out, `into run "airline" as canonical`) {
+		t.Fatalf("import good file = %v\n%s", err, out)
+	}
+	out, _, err = cli(t, dir, "", "import", good, "--run", "other")
+	if err != nil || !strings.Contains(out, `already imported into run "airline"`) || !strings.Contains(out, "nothing added") {
+		t.Fatalf("re-import = %v\n%s", err, out)
+	}
+
+	// A file whose third record is broken is refused whole, naming the
+	// file, the record and the field; nothing of it lands.
+	bad := filepath.Join(t.TempDir(), "broken.jsonl")
+	lines := []string{
+		`{"id":"ok-1","messages":[{"role":"user","content":"hi"}]}`,
+		`{"id":"ok-2","messages":[{"role":"user","content":"hi"}]}`,
+		`{"id":"bad-3","messages":[{"role":"robot","content":"hi"}]}`,
+	}
+	if err := os.WriteFile(bad, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := cli(t, dir, "", "import", "--run", "airline", bad)
+	if err == nil {
+		t.Fatal("import of a broken file succeeded")
+	}
+	for _, want := range []string{"broken.jsonl", "record 2", "line 3", "messages[0].role", "nothing imported"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("error %q does not mention %q", stderr, want)
+		}
+	}
+	db, err := store.Open(context.Background(), "sqlite://"+filepath.Join(dir, "groundwork.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	run, err := db.RunByName(context.Background(), "airline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Imports != 1 {
+		t.Errorf("run has %d imports after a refused file, want 1", run.Imports)
+	}
+	if _, err := db.RunByName(context.Background(), "broken"); err == nil {
+		t.Error("the refused file created a run")
+	}
+}
+
+func TestCLIUserAddAndMigrate(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := cli(t, dir, "s3cret-pass\n", "user", "add", "ana", "--role", "annotator")
+	if err != nil || !strings.Contains(out, `created annotator "ana"`) {
+		t.Fatalf("user add = %v %q", err, out)
+	}
+	if _, _, err := cli(t, dir, "s3cret-pass\n", "user", "add", "ana", "--role", "annotator"); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("second user add = %v, want 'already exists'", err)
+	}
+	if _, _, err := cli(t, dir, "s3cret-pass\n", "user", "add", "bob", "--role", "boss"); err == nil || !strings.Contains(err.Error(), "expected admin, researcher or annotator") {
+		t.Errorf("bad role = %v", err)
+	}
+	if _, _, err := cli(t, dir, "short\n", "user", "add", "cid"); err == nil || !strings.Contains(err.Error(), "at least 8") {
+		t.Errorf("short password = %v", err)
+	}
+	out, _, err = cli(t, dir, "", "migrate")
+	if err != nil || !strings.Contains(out, "migration version") {
+		t.Errorf("migrate = %v %q", err, out)
+	}
+	if _, _, err := cli(t, dir, "", "frobnicate"); err == nil {
+		t.Error("unknown command accepted")
+	}
+}
