@@ -212,9 +212,8 @@ func (h *Trajectories) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // chunk builds the decision cards of one page starting at ordinal from.
-// Per decision it makes two bounded reads (the last few visible messages
-// and the hidden ones); the decisions' own messages and observations come
-// in one range read when they are close together.
+// A page of decisions costs a fixed handful of queries, not two per
+// decision: see window.
 func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader, from int) (views.DecisionChunk, error) {
 	ds, err := h.store.Decisions(ctx, hd.ID, from, decisionsPerPage+1)
 	if err != nil {
@@ -233,28 +232,17 @@ func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader,
 		}
 		return c, nil
 	}
-	var need []int
-	for _, d := range ds {
-		need = append(need, d.Message)
-		if d.Observation >= 0 {
-			need = append(need, d.Observation)
-		}
-	}
-	msgs, err := h.load(ctx, hd.ID, need)
+	entries := hiddenEntries(hd)
+	win, err := h.window(ctx, hd.ID, ds)
 	if err != nil {
 		return views.DecisionChunk{}, err
 	}
-	entries := hiddenEntries(hd)
 	for _, d := range ds {
-		vis, earlier, err := h.store.VisibleBefore(ctx, hd.ID, d.Message, visibleShown)
+		vis, earlier, hid, err := win.before(ctx, h.store, hd.ID, d.Message)
 		if err != nil {
 			return views.DecisionChunk{}, err
 		}
-		hid, err := h.store.HiddenBefore(ctx, hd.ID, d.Message)
-		if err != nil {
-			return views.DecisionChunk{}, err
-		}
-		c.Cards = append(c.Cards, decisionCard(hd, d, msgs, vis, earlier, hid, entries))
+		c.Cards = append(c.Cards, decisionCard(hd, d, win.msgs, vis, earlier, hid, entries))
 	}
 	if more {
 		next := ds[len(ds)-1].Ordinal + 1
@@ -263,6 +251,92 @@ func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader,
 		c.NextURL = base + "?from=" + strconv.Itoa(next) + "#d" + strconv.Itoa(next)
 	}
 	return c, nil
+}
+
+// decisionWindow holds what a page of decisions needs to render: every
+// message from the first shown visible message to the last decision's
+// observation (one range read), the visible count before that range, and the
+// hidden messages up to the last decision (one read). Each decision's
+// projection is then cut from it in memory. When the page spans more than
+// maxSpan messages, each decision falls back to its own two bounded reads.
+type decisionWindow struct {
+	msgs          map[int]grounding.Message
+	sorted        []grounding.Message // the range, ascending; nil in fallback mode
+	earlierBefore int                 // visible messages before the range
+	hidden        []grounding.Message
+}
+
+func (h *Trajectories) window(ctx context.Context, id int64, ds []grounding.Decision) (*decisionWindow, error) {
+	first, last := ds[0], ds[len(ds)-1]
+	hi := last.Message
+	var need []int
+	for _, d := range ds {
+		need = append(need, d.Message)
+		if d.Observation >= 0 {
+			need = append(need, d.Observation)
+			hi = max(hi, d.Observation)
+		}
+	}
+	vis, earlier, err := h.store.VisibleBefore(ctx, id, first.Message, visibleShown)
+	if err != nil {
+		return nil, err
+	}
+	lo := first.Message
+	if len(vis) > 0 {
+		lo = vis[0].Index
+	}
+	if hi-lo >= maxSpan {
+		msgs, err := h.load(ctx, id, need)
+		return &decisionWindow{msgs: msgs}, err
+	}
+	ms, err := h.store.Messages(ctx, id, lo, hi+1)
+	if err != nil {
+		return nil, err
+	}
+	hid, err := h.store.HiddenBefore(ctx, id, last.Message)
+	if err != nil {
+		return nil, err
+	}
+	w := &decisionWindow{msgs: make(map[int]grounding.Message, len(ms)), sorted: ms, earlierBefore: earlier, hidden: hid}
+	for _, m := range ms {
+		w.msgs[m.Index] = m
+	}
+	return w, nil
+}
+
+// before returns the projection of a decision at message index msg: the last
+// visibleShown visible messages before it, how many visible ones precede
+// those, and the hidden messages before it.
+func (w *decisionWindow) before(ctx context.Context, st trajectoryReader, id int64, msg int) ([]grounding.Message, int, []grounding.Message, error) {
+	if w.sorted == nil {
+		vis, earlier, err := st.VisibleBefore(ctx, id, msg, visibleShown)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		hid, err := st.HiddenBefore(ctx, id, msg)
+		return vis, earlier, hid, err
+	}
+	var vis []grounding.Message
+	for _, m := range w.sorted {
+		if m.Index >= msg {
+			break
+		}
+		if !m.IsHidden() {
+			vis = append(vis, m)
+		}
+	}
+	earlier := w.earlierBefore
+	if len(vis) > visibleShown {
+		earlier += len(vis) - visibleShown
+		vis = vis[len(vis)-visibleShown:]
+	}
+	var hid []grounding.Message
+	for _, m := range w.hidden {
+		if m.Index < msg {
+			hid = append(hid, m)
+		}
+	}
+	return vis, earlier, hid, nil
 }
 
 // load reads the messages at the given indexes: one range read when they
@@ -396,6 +470,7 @@ func decisionCard(hd grounding.TrajectoryHeader, d grounding.Decision, msgs map[
 		}
 		card.Hidden.Items = append(card.Hidden.Items, views.HiddenItem{
 			Kind:    kind,
+			Message: strconv.Itoa(hm.Index),
 			Where:   "message " + strconv.Itoa(hm.Index) + " · " + hm.Role,
 			Summary: summary(hm.Content, 100),
 			Content: text(hm.Content, hm.Role == grounding.RoleTool, messageURL(hd.ID, hm.Index, -1)),

@@ -207,6 +207,7 @@ type HiddenPane struct {
 // HiddenItem is one hidden message or hidden collector entry.
 type HiddenItem struct {
 	Kind    string // hidden_kind or the entry kind
+	Message string // index of a hidden message ("9"); "" for a hidden entry
 	Where   string // "message 9" or "collector context, from the start"
 	Summary string // the first ~100 characters
 	Content Content
