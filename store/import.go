@@ -125,6 +125,7 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		runID: run.ID, runName: runName, importID: importID, meta: meta,
 		checkRun: run.Trajectories > 0,
 		seen:     make(map[string]int),
+		facets:   make(map[[2]string]bool),
 	}
 	defer w.stmts.close()
 	for t, err := range seq {
@@ -144,6 +145,14 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		w.n.trajectories, w.n.messages, w.n.decisions, importID)
 	if err != nil {
 		return fail(storeErr(op+": count import", err))
+	}
+	for f := range w.facets {
+		_, err = tx.ExecContext(ctx, tx.Rebind(
+			`INSERT INTO run_facets (run_id, kind, value) VALUES (?, ?, ?)
+			 ON CONFLICT DO NOTHING`), run.ID, f[0], cleanText(f[1]))
+		if err != nil {
+			return fail(storeErr(op+": facets", err))
+		}
 	}
 	_, err = tx.ExecContext(ctx, tx.Rebind(
 		`UPDATE runs SET trajectories = trajectories + ?, successes = successes + ?,
@@ -221,6 +230,9 @@ type importWriter struct {
 	// seen maps each ext id of this file to its record index.
 	seen map[string]int
 
+	// facets are the domains and tools this file brings to the run.
+	facets map[[2]string]bool
+
 	batch     []pendingTrajectory
 	batchMsgs int
 	n         struct{ trajectories, successes, messages, decisions, toolCalls int }
@@ -296,6 +308,15 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		reward = *t.Reward
 	}
 	success := t.Succeeded()
+
+	if t.Domain != "" {
+		w.facets[[2]string{"domain", t.Domain}] = true
+	}
+	for _, d := range decisions {
+		if d.Tool != "" {
+			w.facets[[2]string{"tool", d.Tool}] = true
+		}
+	}
 
 	w.n.trajectories++
 	if success {

@@ -67,15 +67,23 @@ func (db *DB) RunByName(ctx context.Context, name string) (grounding.Run, error)
 // An unknown run has none.
 func (db *DB) RunFacets(ctx context.Context, runID int64) (domains, tools []string, err error) {
 	op := fmt.Sprintf("facets of run %d", runID)
-	err = db.x.SelectContext(ctx, &domains, db.x.Rebind(
-		`SELECT DISTINCT domain FROM trajectories WHERE run_id = ? AND domain <> ''`), runID)
+	// run_facets is kept by ImportTrajectories, so this reads a few rows
+	// instead of scanning the run's decisions.
+	var rows []struct {
+		Kind  string `db:"kind"`
+		Value string `db:"value"`
+	}
+	err = db.x.SelectContext(ctx, &rows, db.x.Rebind(
+		`SELECT kind, value FROM run_facets WHERE run_id = ?`), runID)
 	if err != nil {
 		return nil, nil, storeErr(op, err)
 	}
-	err = db.x.SelectContext(ctx, &tools, db.x.Rebind(
-		`SELECT DISTINCT tool FROM decisions WHERE run_id = ? AND tool <> ''`), runID)
-	if err != nil {
-		return nil, nil, storeErr(op, err)
+	for _, r := range rows {
+		if r.Kind == "domain" {
+			domains = append(domains, r.Value)
+		} else {
+			tools = append(tools, r.Value)
+		}
 	}
 	// Sorted here rather than in SQL so the order is Go's byte order in
 	// both dialects, whatever the database collation.
