@@ -1,0 +1,805 @@
+package grounding
+
+import (
+	"strconv"
+	"strings"
+)
+
+// This file holds the normalizations of the visibility check: how a piece of
+// visible text or JSON becomes canonical keys that an argument value can be
+// looked up by. Every key starts with a one-letter class and a colon:
+//
+//	s:credit_card_4421486   a string or word, lower-cased, runs of space,
+//	                        '-' and '_' folded to one '_'
+//	n:250                   a number (250, 250.0, "$250" and "250.00" all
+//	                        give n:250)
+//	d:2024-05-20            a calendar date (2024-05-20, "May 20th" with the
+//	                        year the visible history states, 05/20/2024, …)
+//	t:19:00                 a clock time ("19:00:00", "7:00 PM", "7pm")
+//
+// The scanners below never allocate per token: they write keys into a
+// scratch buffer that the caller looks up (map lookups with string(b) do not
+// allocate) and copies only when it inserts a new key.
+
+// mkind is what a scanned mention is.
+type mkind uint8
+
+const (
+	mWord   mkind = iota // a word or identifier-like token
+	mNum                 // a bare number
+	mMoney               // a $ amount
+	mDate                // a calendar date
+	mTime                // a clock time
+	mIDPart              // one part of a snake_case identifier (credit_card_4421486 → 4421486)
+)
+
+// normKind says how a mention's text differs from its canonical key; it is
+// rendered into evidence ("date May 20th with the year 2024 …").
+type normKind uint8
+
+const (
+	nkNone       normKind = iota
+	nkMoney               // "$250" → n:250
+	nkDate                // "May 20, 2024", "05/20/2024" → d:2024-05-20
+	nkDateYear            // "May 20th" → d:2024-05-20 with the year the history states
+	nkToday               // "today" → the current date the history states
+	nkTomorrow            // "tomorrow"
+	nkClock12             // "7:00 PM" → t:19:00
+	nkTimestamp           // the time part of 2024-05-15T15:00:00
+	nkOrdinal             // "20th" → n:20
+	nkNumberWord          // "three" → n:3
+	nkPlural              // "certificates" → s:certificate
+	nkIDPart              // "4421486" inside credit_card_4421486
+	nkDigits              // "7447" as the string s:7447
+)
+
+// mention is one value found in text or JSON. Its key and JSON path live in
+// the mention buffer's arena.
+type mention struct {
+	kind       mkind
+	norm       normKind
+	small      bool // a small integer (see Profile.Weak)
+	isInt      bool
+	isKey      bool  // a JSON object key (maps keyed by id: payment_methods)
+	wholeLeaf  bool  // the mention is a whole JSON value or key, not a word inside one
+	k0, k1     int32 // canonical key
+	p0, p1     int32 // JSON path ("" for text)
+	start, end int32 // byte span in the message content
+	obj        int32 // innermost enclosing JSON object, -1 for text
+	valObj     int32 // for a key: the object that is its value, else -1
+	num        float64
+	jsonKey    string // last object key on the path ("" for text and array items)
+}
+
+// jobj is one JSON object of a scanned document: the mentions inside it are
+// buf.ms[m0:m1] (depth-first order keeps them contiguous).
+type jobj struct {
+	m0, m1 int32
+	parent int32
+}
+
+// mentionBuf collects the mentions of one message (or one argument list)
+// before they are indexed. It is reused across messages.
+type mentionBuf struct {
+	arena []byte
+	ms    []mention
+	objs  []jobj
+}
+
+func (b *mentionBuf) reset() {
+	b.arena = b.arena[:0]
+	b.ms = b.ms[:0]
+	b.objs = b.objs[:0]
+}
+
+func (b *mentionBuf) key(m *mention) []byte  { return b.arena[m.k0:m.k1] }
+func (b *mentionBuf) path(m *mention) []byte { return b.arena[m.p0:m.p1] }
+
+// monthNames maps lower-case month names and abbreviations to 1..12.
+var monthNames = map[string]int{
+	"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3,
+	"april": 4, "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7,
+	"august": 8, "aug": 8, "september": 9, "sep": 9, "sept": 9, "october": 10,
+	"oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}
+
+// numberWords are spelled-out small numbers users type ("three bags").
+var numberWords = map[string]int{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+	"single": 1, "couple": 2,
+}
+
+func spaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func digitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+func letterByte(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func onlyDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !digitByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendStringKey appends the canonical string key of s: lower-cased, with
+// each run of space, '-' and '_' folded to a single '_', trimmed.
+func appendStringKey(b []byte, s string) []byte {
+	b = append(b, 's', ':')
+	start := len(b)
+	sep := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '-' || c == '_' || c == '\t' || c == '\n' || c == '\r' {
+			sep = true
+			continue
+		}
+		if sep && len(b) > start {
+			b = append(b, '_')
+		}
+		sep = false
+		b = append(b, lowerByte(c))
+	}
+	return b
+}
+
+// stringKey returns the canonical key of a string value.
+func stringKey(s string) string { return string(appendStringKey(nil, s)) }
+
+// appendNumberKey appends the canonical key of a number.
+func appendNumberKey(b []byte, f float64) []byte {
+	b = append(b, 'n', ':')
+	if f == 0 {
+		return append(b, '0') // no "-0"
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+func numberKey(f float64) string { return string(appendNumberKey(nil, f)) }
+
+func appendDateKey(b []byte, y, m, d int) []byte {
+	b = append(b, 'd', ':')
+	b = appendPad(b, y, 4)
+	b = append(b, '-')
+	b = appendPad(b, m, 2)
+	b = append(b, '-')
+	return appendPad(b, d, 2)
+}
+
+func appendTimeKey(b []byte, h, m int) []byte {
+	b = append(b, 't', ':')
+	b = appendPad(b, h, 2)
+	b = append(b, ':')
+	return appendPad(b, m, 2)
+}
+
+func appendPad(b []byte, v, width int) []byte {
+	var tmp [8]byte
+	s := strconv.AppendInt(tmp[:0], int64(v), 10)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// parseISODate reads YYYY-MM-DD at the start of s.
+func parseISODate(s string) (y, m, d int, ok bool) {
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
+		return 0, 0, 0, false
+	}
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+		if !digitByte(s[i]) {
+			return 0, 0, 0, false
+		}
+	}
+	y = digitsValue(s[0:4])
+	m = digitsValue(s[5:7])
+	d = digitsValue(s[8:10])
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		return 0, 0, 0, false
+	}
+	if len(s) > 10 && (digitByte(s[10]) || letterByte(s[10]) && s[10] != 'T') {
+		return 0, 0, 0, false
+	}
+	return y, m, d, true
+}
+
+// parseClock reads H:MM or HH:MM[:SS] at the start of s and returns the
+// hour, minute and the length consumed.
+func parseClock(s string) (h, m, n int, ok bool) {
+	i := 0
+	for i < len(s) && i < 2 && digitByte(s[i]) {
+		i++
+	}
+	if i == 0 || i >= len(s) || s[i] != ':' || i+3 > len(s) || !digitByte(s[i+1]) || !digitByte(s[i+2]) {
+		return 0, 0, 0, false
+	}
+	h = digitsValue(s[:i])
+	m = digitsValue(s[i+1 : i+3])
+	n = i + 3
+	if n+3 <= len(s) && s[n] == ':' && digitByte(s[n+1]) && digitByte(s[n+2]) {
+		n += 3
+	}
+	if h > 24 || m > 59 {
+		return 0, 0, 0, false
+	}
+	return h, m, n, true
+}
+
+func digitsValue(s string) int {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		v = v*10 + int(s[i]-'0')
+	}
+	return v
+}
+
+// parseNumber reads a plain number with optional sign, thousands commas and
+// decimals ("1,234.50", "-6594", "250.0"). The whole string must be used.
+func parseNumber(s string) (float64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	i := 0
+	if s[0] == '-' || s[0] == '+' {
+		i++
+	}
+	if i >= len(s) || !digitByte(s[i]) {
+		return 0, false
+	}
+	hasComma := false
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		if c == ',' {
+			hasComma = true
+			continue
+		}
+		if !digitByte(c) && c != '.' {
+			return 0, false
+		}
+	}
+	if hasComma {
+		// Only well-formed thousands groups: 1,234 or 12,345,678.
+		var buf [40]byte
+		b := buf[:0]
+		dot := strings.IndexByte(s, '.')
+		intPart := s
+		if dot >= 0 {
+			intPart = s[:dot]
+		}
+		groups := strings.Split(intPart[i:], ",")
+		if len(groups[0]) == 0 || len(groups[0]) > 3 {
+			return 0, false
+		}
+		for _, g := range groups[1:] {
+			if len(g) != 3 {
+				return 0, false
+			}
+		}
+		b = append(b, s[:i]...)
+		for _, g := range groups {
+			b = append(b, g...)
+		}
+		if dot >= 0 {
+			b = append(b, s[dot:]...)
+		}
+		f, err := strconv.ParseFloat(string(b), 64)
+		return f, err == nil
+	}
+	if strings.Count(s, ".") > 1 || s[len(s)-1] == '.' {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+// textScanner finds mentions in free text and appends them to out. refYear
+// resolves dates written without a year; refDate resolves "today".
+type textScanner struct {
+	out     *mentionBuf
+	lw      [16]byte
+	refYear int
+	refDate [3]int // y, m, d; zero when unknown
+	smallAt float64
+	// ctx is copied into every mention: the JSON leaf a string belongs to.
+	ctx mention
+	// pending month/day mentions seen before any year was known; the
+	// indexer resolves them once a year shows up.
+	pendingMD []pendingMD
+}
+
+type pendingMD struct {
+	month, day int
+	start, end int32
+}
+
+// trimProse removes the punctuation that surrounds words in prose and
+// markdown (quotes, brackets, bold markers, trailing full stops).
+func trimProse(s string, start int) (string, int) {
+	for len(s) > 0 {
+		switch s[0] {
+		case '"', '\'', '(', '[', '{', '*', '<', '`', '|', '>', '~':
+			s = s[1:]
+			start++
+			continue
+		}
+		break
+	}
+	for len(s) > 0 {
+		switch s[len(s)-1] {
+		case '"', '\'', ')', ']', '}', '*', ',', '.', ';', ':', '!', '?', '>', '`', '|', '~':
+			s = s[:len(s)-1]
+			continue
+		}
+		break
+	}
+	if len(s) > 2 && strings.HasSuffix(s, "'s") {
+		s = s[:len(s)-2]
+	} else if len(s) > 4 && strings.HasSuffix(s, "’s") {
+		s = s[:len(s)-len("’s")]
+	}
+	return s, start
+}
+
+// scan reports the mentions of text, whose first byte is at offset base of
+// the message content.
+func (sc *textScanner) scan(text string, base int) {
+	i := 0
+	prevMonth := 0 // month number of the previous token, 0 if not a month
+	prevMonthStart := 0
+	prevDay := 0 // day number of a recent token ("20th of May")
+	prevDayStart := 0
+	for i < len(text) {
+		for i < len(text) && spaceByte(text[i]) {
+			i++
+		}
+		if i >= len(text) {
+			break
+		}
+		j := i
+		for j < len(text) && !spaceByte(text[j]) {
+			j++
+		}
+		raw, st := trimProse(text[i:j], base+i)
+		i = j
+		if raw == "" {
+			prevMonth, prevDay = 0, 0
+			continue
+		}
+		month, day := 0, 0
+		lower := sc.lowerWord(raw)
+		of := string(lower) == "of" || string(lower) == "the"
+		if mo, ok := monthNames[string(lower)]; ok && (len(lower) > 3 || raw[0] >= 'A' && raw[0] <= 'Z') {
+			month = mo
+			if prevDay > 0 {
+				// "20 May", "20th of May": the day was reported as a number
+				// already; mark it part of the date.
+				for k := len(sc.out.ms) - 1; k >= 0 && sc.out.ms[k].start >= int32(prevDayStart); k-- {
+					if sc.out.ms[k].kind == mNum && sc.out.ms[k].start == int32(prevDayStart) {
+						sc.out.ms[k].norm = nkOrdinal
+					}
+				}
+				sc.monthDay(mo, prevDay, prevDayStart, st+len(raw))
+				prevDay, month = 0, 0
+			}
+		}
+		if month == 0 {
+			if d, ok := dayNumber(raw); ok {
+				day = d
+			}
+		}
+		if day > 0 && prevMonth > 0 {
+			// "May 20", "May 20th", "May 20, 2024"
+			k := i
+			for k < len(text) && spaceByte(text[k]) {
+				k++
+			}
+			e := k
+			for e < len(text) && !spaceByte(text[e]) {
+				e++
+			}
+			ny, nst := trimProse(text[k:e], base+k)
+			if len(ny) == 4 && onlyDigits(ny) && (ny[:2] == "19" || ny[:2] == "20") {
+				sc.date(digitsValue(ny), prevMonth, day, prevMonthStart, nst+4, nkDate)
+				i = e
+			} else {
+				sc.monthDay(prevMonth, day, prevMonthStart, st+len(raw))
+			}
+			prevMonth, prevDay = 0, 0
+			continue
+		}
+		sc.token(raw, st, &i, text, base)
+		if month > 0 {
+			prevMonth, prevMonthStart = month, st
+		} else {
+			prevMonth = 0
+		}
+		if day > 0 {
+			prevDay, prevDayStart = day, st
+		} else if !(of && prevDay > 0) {
+			prevDay = 0
+		}
+	}
+}
+
+// lowerWord lower-cases a short word into the scanner's scratch array; the
+// result is valid until the next call. Longer words give nil: none of the
+// words looked up this way (months, number words, "today") is long.
+func (sc *textScanner) lowerWord(s string) []byte {
+	if len(s) > len(sc.lw) {
+		return nil
+	}
+	for i := 0; i < len(s); i++ {
+		sc.lw[i] = lowerByte(s[i])
+	}
+	return sc.lw[:len(s)]
+}
+
+// dayNumber accepts "20", "20th", "1st", "22nd", "3rd" as a day of month.
+func dayNumber(s string) (int, bool) {
+	if len(s) >= 3 {
+		a, b := lowerByte(s[len(s)-2]), lowerByte(s[len(s)-1])
+		if a == 's' && b == 't' || a == 'n' && b == 'd' || a == 'r' && b == 'd' || a == 't' && b == 'h' {
+			s = s[:len(s)-2]
+		}
+	}
+	if len(s) == 0 || len(s) > 2 || !onlyDigits(s) {
+		return 0, false
+	}
+	d := digitsValue(s)
+	if d < 1 || d > 31 {
+		return 0, false
+	}
+	return d, true
+}
+
+// add appends a mention with the scanner's context and returns it so the
+// caller can write its key into the arena.
+func (sc *textScanner) add(kind mkind, start, end int, norm normKind) *mention {
+	b := sc.out
+	b.ms = append(b.ms, sc.ctx)
+	m := &b.ms[len(b.ms)-1]
+	m.kind, m.norm = kind, norm
+	m.start, m.end = int32(start), int32(end)
+	m.k0 = int32(len(b.arena))
+	return m
+}
+
+func (sc *textScanner) done(m *mention) { m.k1 = int32(len(sc.out.arena)) }
+
+func (sc *textScanner) date(y, mo, d, start, end int, norm normKind) {
+	m := sc.add(mDate, start, end, norm)
+	sc.out.arena = appendDateKey(sc.out.arena, y, mo, d)
+	sc.done(m)
+}
+
+func (sc *textScanner) monthDay(mo, d, start, end int) {
+	if sc.refYear == 0 {
+		sc.pendingMD = append(sc.pendingMD, pendingMD{mo, d, int32(start), int32(end)})
+		return
+	}
+	sc.date(sc.refYear, mo, d, start, end, nkDateYear)
+}
+
+func (sc *textScanner) clock(h, mi, start, end int, norm normKind) {
+	m := sc.add(mTime, start, end, norm)
+	sc.out.arena = appendTimeKey(sc.out.arena, h, mi)
+	sc.done(m)
+}
+
+func (sc *textScanner) number(f float64, kind mkind, start, end int, norm normKind) {
+	m := sc.add(kind, start, end, norm)
+	sc.out.arena = appendNumberKey(sc.out.arena, f)
+	m.num = f
+	m.isInt = f == float64(int64(f))
+	m.small = m.isInt && f >= -sc.smallAt && f <= sc.smallAt
+	sc.done(m)
+}
+
+// stopWord reports the function words of English prose, which no argument
+// is ever grounded in and which would only crowd the index.
+func stopWord(s string) bool {
+	if len(s) > 5 {
+		return false
+	}
+	switch strings.ToLower(s) {
+	case "the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
+		"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
+		"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
+		"do", "does", "did", "not", "but", "so", "than", "then", "there", "these", "those", "what", "which",
+		"who", "when", "where", "how", "all", "any", "each", "may", "must", "would", "could", "should", "also",
+		"into", "about", "after", "only", "just", "more", "most", "other", "such", "same", "like", "please":
+		return true
+	}
+	return false
+}
+
+func (sc *textScanner) word(s string, start, end int, kind mkind, norm normKind) {
+	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord && stopWord(s) {
+		return // prose, not a JSON value
+	}
+	m := sc.add(kind, start, end, norm)
+	sc.out.arena = appendStringKey(sc.out.arena, s)
+	sc.done(m)
+	if m.k1-m.k0 <= 2 { // "s:" alone: nothing left after folding
+		sc.out.arena = sc.out.arena[:m.k0]
+		sc.out.ms = sc.out.ms[:len(sc.out.ms)-1]
+	}
+}
+
+// ampm reads "am", "pm", "a.m.", "p.m." (any case).
+func ampm(s string) (pm bool, ok bool) {
+	s = strings.TrimRight(s, ".,;:!?)")
+	if len(s) == 2 || len(s) == 3 && s[1] == '.' {
+		a, b := lowerByte(s[0]), lowerByte(s[len(s)-1])
+		if b == 'm' && (a == 'a' || a == 'p') {
+			return a == 'p', true
+		}
+	}
+	return false, false
+}
+
+func to24(h int, pm bool) int {
+	if pm && h < 12 {
+		return h + 12
+	}
+	if !pm && h == 12 {
+		return 0
+	}
+	return h
+}
+
+// peekAMPM looks at the token after position i for "AM"/"PM". skip is
+// where scanning resumes; end is where the mention ends (without a
+// sentence's closing punctuation).
+func peekAMPM(text string, i int) (pm bool, skip, end int, ok bool) {
+	k := i
+	for k < len(text) && spaceByte(text[k]) {
+		k++
+	}
+	e := k
+	for e < len(text) && !spaceByte(text[e]) {
+		e++
+	}
+	pm, ok = ampm(text[k:e])
+	if !ok {
+		return false, 0, 0, false
+	}
+	end = k + 2
+	if e-k >= 4 && text[k+1] == '.' {
+		end = k + 4 // "p.m."
+	}
+	return pm, e, end, true
+}
+
+// token classifies one trimmed token. i points after the token in text and
+// is advanced when the token swallows the next one ("7:00 PM").
+func (sc *textScanner) token(s string, start int, i *int, text string, base int) {
+	end := start + len(s)
+	// $ amounts
+	if s[0] == '$' || (len(s) > 1 && s[0] == '-' && s[1] == '$') {
+		neg := s[0] == '-'
+		body := strings.TrimLeft(s, "-$")
+		if k := strings.IndexByte(body, '/'); k > 0 { // "$30/passenger"
+			body = body[:k]
+		}
+		if f, ok := parseNumber(body); ok {
+			if neg {
+				f = -f
+			}
+			sc.number(f, mMoney, start, end, nkMoney)
+		}
+		return
+	}
+	// ISO dates, optionally with a time: 2024-05-15, 2024-05-15T15:00:00
+	if y, mo, d, ok := parseISODate(s); ok {
+		sc.date(y, mo, d, start, start+10, nkNone)
+		if len(s) > 11 && (s[10] == 'T' || s[10] == ' ') {
+			if h, mi, n, ok := parseClock(s[11:]); ok {
+				sc.clock(h, mi, start+11, start+11+n, nkTimestamp)
+			}
+		}
+		return
+	}
+	// clock times: 15:00, 15:00:00, 7:00 PM, 03:00:00+1
+	if h, mi, n, ok := parseClock(s); ok {
+		rest := s[n:]
+		if rest == "" || rest == "+1" {
+			if pm, skip, e, ok := peekAMPM(text, *i); ok && h <= 12 {
+				sc.clock(to24(h, pm), mi, start, base+e, nkClock12)
+				*i = skip
+				return
+			}
+			sc.clock(h, mi, start, end, nkNone)
+			return
+		}
+		if pm, ok := ampm(rest); ok && h <= 12 {
+			sc.clock(to24(h, pm), mi, start, end, nkClock12)
+		}
+		return
+	}
+	// US dates (5/20, 05/20/2024) and slash-joined tokens (HAT136/HAT039)
+	if k := strings.IndexByte(s, '/'); k > 0 {
+		if y, mo, d, ok := parseUSDate(s); ok {
+			if y == 0 {
+				sc.monthDay(mo, d, start, end)
+			} else {
+				sc.date(y, mo, d, start, end, nkDate)
+			}
+			return
+		}
+		off := 0
+		for off <= len(s) {
+			e := strings.IndexByte(s[off:], '/')
+			if e < 0 {
+				e = len(s)
+			} else {
+				e += off
+			}
+			if p, ps := trimProse(s[off:e], start+off); p != "" {
+				sc.token(p, ps, i, text, base)
+			}
+			off = e + 1
+		}
+		return
+	}
+	// numbers: 250, 1,234.50, 20%, 11am, 7pm, 20th
+	if digitByte(s[0]) || (len(s) > 1 && (s[0] == '-' || s[0] == '+') && digitByte(s[1])) {
+		body := strings.TrimSuffix(s, "%")
+		if f, ok := parseNumber(body); ok {
+			if f == float64(int64(f)) && f >= 1 && f <= 12 {
+				if pm, skip, e, ok := peekAMPM(text, *i); ok {
+					sc.clock(to24(int(f), pm), 0, start, base+e, nkClock12)
+					*i = skip
+					return
+				}
+			}
+			sc.number(f, mNum, start, end, nkNone)
+			if onlyDigits(s) {
+				sc.word(s, start, end, mWord, nkDigits)
+			}
+			return
+		}
+		if len(s) > 2 {
+			if pm, ok := ampm(s[len(s)-2:]); ok {
+				if h, ok := parseNumber(s[:len(s)-2]); ok && h >= 1 && h <= 12 && h == float64(int(h)) {
+					sc.clock(to24(int(h), pm), 0, start, end, nkClock12)
+					return
+				}
+			}
+		}
+		if d, ok := dayNumber(s); ok {
+			sc.number(float64(d), mNum, start, end, nkOrdinal)
+			return
+		}
+	}
+	// words and identifiers
+	lower := sc.lowerWord(s)
+	if v, ok := numberWords[string(lower)]; ok {
+		sc.number(float64(v), mNum, start, end, nkNumberWord)
+		return
+	}
+	if sc.refDate[0] != 0 {
+		switch string(lower) {
+		case "today", "tonight":
+			sc.date(sc.refDate[0], sc.refDate[1], sc.refDate[2], start, end, nkToday)
+		case "tomorrow":
+			y, mo, d := addDays(sc.refDate, 1)
+			sc.date(y, mo, d, start, end, nkTomorrow)
+		}
+	}
+	sc.word(s, start, end, mWord, nkNone)
+	// Plural words also stand for their singular ("certificates").
+	if len(s) > 4 && (s[len(s)-1] == 's' || s[len(s)-1] == 'S') && letterByte(s[len(s)-2]) && onlyLetters(s) {
+		sc.word(s[:len(s)-1], start, end, mWord, nkPlural)
+	}
+	// The parts of snake_case and dashed identifiers, for prose that names
+	// them by their number ("certificate 7504069").
+	if strings.ContainsAny(s, "_-") {
+		sc.idParts(s, start)
+	}
+}
+
+func onlyLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !letterByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// idParts reports the all-digit parts (3+ digits) of a snake_case or dashed
+// identifier, so prose that names it by its number still finds it.
+func (sc *textScanner) idParts(s string, start int) {
+	k := 0
+	for k < len(s) {
+		for k < len(s) && (s[k] == '_' || s[k] == '-') {
+			k++
+		}
+		e := k
+		for e < len(s) && s[e] != '_' && s[e] != '-' {
+			e++
+		}
+		if e-k >= 3 && onlyDigits(s[k:e]) && (k > 0 || e < len(s)) {
+			m := sc.add(mIDPart, start+k, start+e, nkIDPart)
+			sc.out.arena = append(sc.out.arena, "s:"...)
+			sc.out.arena = append(sc.out.arena, s[k:e]...)
+			sc.done(m)
+			if e-k >= 6 {
+				// "Gift Card ending in 6644" for gift_card_6276644
+				m := sc.add(mIDPart, start+e-4, start+e, nkIDPart)
+				sc.out.arena = append(sc.out.arena, "s:"...)
+				sc.out.arena = append(sc.out.arena, s[e-4:e]...)
+				sc.done(m)
+			}
+		}
+		k = e
+	}
+}
+
+// parseUSDate reads M/D or M/D/YYYY (or /YY). y is 0 without a year.
+func parseUSDate(s string) (y, m, d int, ok bool) {
+	parts := strings.Split(s, "/")
+	if len(parts) < 2 || len(parts) > 3 {
+		return 0, 0, 0, false
+	}
+	for _, p := range parts {
+		if !onlyDigits(p) {
+			return 0, 0, 0, false
+		}
+	}
+	if len(parts[0]) > 2 || len(parts[1]) > 2 {
+		return 0, 0, 0, false
+	}
+	m, d = digitsValue(parts[0]), digitsValue(parts[1])
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		return 0, 0, 0, false
+	}
+	if len(parts) == 3 {
+		switch len(parts[2]) {
+		case 4:
+			y = digitsValue(parts[2])
+		case 2:
+			y = 2000 + digitsValue(parts[2])
+		default:
+			return 0, 0, 0, false
+		}
+	}
+	return y, m, d, true
+}
+
+var monthDays = [13]int{0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+func addDays(ref [3]int, n int) (int, int, int) {
+	y, m, d := ref[0], ref[1], ref[2]
+	for ; n > 0; n-- {
+		d++
+		md := monthDays[m]
+		if m == 2 && !(y%4 == 0 && (y%100 != 0 || y%400 == 0)) {
+			md = 28
+		}
+		if d > md {
+			d = 1
+			m++
+			if m > 12 {
+				m = 1
+				y++
+			}
+		}
+	}
+	return y, m, d
+}

@@ -1,0 +1,431 @@
+package grounding
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// jsonSeg is one step of a JSON path: an object key, or an array index when
+// key is "" and index >= 0.
+type jsonSeg struct {
+	key   string
+	index int
+}
+
+// jsonWalker scans a JSON document and appends a mention for every scalar
+// and every object key, with its path, to the scanner's buffer. String values
+// are also scanned as text, so dates, times and ids inside them are found
+// ("2024-05-15T15:00:00", "Flight HAT136 ..."). It is a small hand-written
+// parser because the checker walks every observation and encoding/json into
+// interface values would dominate the run time.
+type jsonWalker struct {
+	src  string
+	pos  int
+	segs []jsonSeg
+	sc   *textScanner
+	bad  bool
+	// onLeaf, when set, receives every scalar instead of the scanner:
+	// kind is 's' (string), 'n' (number), 'b' (true/false) or 'z' (null);
+	// [start,end) is the raw value in src (strings with their quotes).
+	onLeaf func(w *jsonWalker, kind byte, s string, f float64, start, end int)
+}
+
+// walkLeaves calls onLeaf for every scalar of src; false when src is not
+// one complete JSON value.
+func (w *jsonWalker) walkLeaves(src string, onLeaf func(w *jsonWalker, kind byte, s string, f float64, start, end int)) bool {
+	w.src, w.pos, w.bad, w.onLeaf = src, 0, false, onLeaf
+	w.segs = w.segs[:0]
+	w.value(-1, "")
+	w.ws()
+	w.onLeaf = nil
+	return !w.bad && w.pos == len(src)
+}
+
+// walkJSON scans src (a whole message content, or a call's arguments) into
+// sc.out. It reports false, leaving sc.out as it was, when src is not one
+// complete JSON value.
+func (w *jsonWalker) walkJSON(src string, sc *textScanner) bool {
+	out := sc.out
+	nm, na, no := len(out.ms), len(out.arena), len(out.objs)
+	w.src, w.pos, w.sc, w.bad = src, 0, sc, false
+	w.segs = w.segs[:0]
+	w.value(-1, "")
+	w.ws()
+	if w.bad || w.pos != len(src) {
+		out.ms, out.arena, out.objs = out.ms[:nm], out.arena[:na], out.objs[:no]
+		return false
+	}
+	return true
+}
+
+func (w *jsonWalker) ws() {
+	for w.pos < len(w.src) && spaceByte(w.src[w.pos]) {
+		w.pos++
+	}
+}
+
+// wildIndex marks an index segment rendered as [*] (groups of siblings).
+const wildIndex = -7
+
+// appendPath renders the current path: payment_methods.credit_card_1.id,
+// [0][1].flight_number, flights[0].price; odd keys are quoted: ["a b"].
+func (w *jsonWalker) appendPath(b []byte) []byte {
+	for i, s := range w.segs {
+		if s.key == "" && s.index == wildIndex {
+			b = append(b, "[*]"...)
+			continue
+		}
+		if s.key == "" && s.index >= 0 {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(s.index), 10)
+			b = append(b, ']')
+			continue
+		}
+		if plainKey(s.key) {
+			if i > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, s.key...)
+			continue
+		}
+		b = append(b, '[')
+		b = strconv.AppendQuote(b, s.key)
+		b = append(b, ']')
+	}
+	return b
+}
+
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(letterByte(c) || digitByte(c) || c == '_' || c == '-' || c == '$' || c == '#') {
+			return false
+		}
+	}
+	return true
+}
+
+// leafCtx sets the scanner context for a leaf at the current path.
+func (w *jsonWalker) leafCtx(obj int32, key string) {
+	out := w.sc.out
+	p0 := int32(len(out.arena))
+	out.arena = w.appendPath(out.arena)
+	w.sc.ctx = mention{obj: obj, valObj: -1, p0: p0, p1: int32(len(out.arena)), jsonKey: key}
+}
+
+func (w *jsonWalker) value(obj int32, key string) {
+	w.ws()
+	if w.pos >= len(w.src) {
+		w.bad = true
+		return
+	}
+	switch c := w.src[w.pos]; {
+	case c == '{':
+		w.object(obj)
+	case c == '[':
+		w.array(obj, key)
+	case c == '"':
+		start := w.pos + 1
+		s, ok := w.str()
+		if !ok {
+			return
+		}
+		if w.onLeaf != nil {
+			w.onLeaf(w, 's', s, 0, start-1, w.pos)
+			return
+		}
+		w.leafCtx(obj, key)
+		w.stringLeaf(s, start, w.pos-1)
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if len(w.src)-w.pos >= len(lit) && w.src[w.pos:w.pos+len(lit)] == lit {
+				start := w.pos
+				w.pos += len(lit)
+				if w.onLeaf != nil {
+					k := byte('b')
+					if lit == "null" {
+						k = 'z'
+					}
+					w.onLeaf(w, k, lit, 0, start, w.pos)
+					return
+				}
+				if lit != "null" {
+					w.leafCtx(obj, key)
+					w.sc.ctx.wholeLeaf = true
+					w.sc.word(lit, start, w.pos, mWord, nkNone)
+				}
+				return
+			}
+		}
+		w.bad = true
+	default:
+		start := w.pos
+		for w.pos < len(w.src) {
+			c := w.src[w.pos]
+			if digitByte(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+				w.pos++
+				continue
+			}
+			break
+		}
+		f, err := strconv.ParseFloat(w.src[start:w.pos], 64)
+		if err != nil || start == w.pos {
+			w.bad = true
+			return
+		}
+		if w.onLeaf != nil {
+			w.onLeaf(w, 'n', w.src[start:w.pos], f, start, w.pos)
+			return
+		}
+		w.leafCtx(obj, key)
+		w.sc.ctx.wholeLeaf = true
+		w.sc.number(f, mNum, start, w.pos, nkNone)
+	}
+}
+
+// stringLeaf reports a JSON string value at [start,end) of the source: as
+// text (its words, dates, ids) and, when it has several words, as a whole.
+func (w *jsonWalker) stringLeaf(s string, start, end int) {
+	sc := w.sc
+	n0 := len(sc.out.ms)
+	escaped := end-start != len(s)
+	if escaped {
+		// Spans inside an unescaped string no longer match the source;
+		// point every mention at the whole string.
+		n := len(sc.out.ms)
+		sc.scan(s, 0)
+		for i := n; i < len(sc.out.ms); i++ {
+			sc.out.ms[i].start, sc.out.ms[i].end = int32(start), int32(end)
+		}
+	}
+	multi := false
+	for i := 0; i < len(s); i++ {
+		if spaceByte(s[i]) {
+			multi = true
+			break
+		}
+	}
+	if !escaped {
+		if multi {
+			sc.scan(s, start)
+		} else if raw, st := trimProse(s, start); raw != "" {
+			// A single token (an id, a code, a date): classify it directly.
+			i := len(s)
+			sc.token(raw, st, &i, s, start)
+		}
+	}
+	if multi && len(s) <= 200 {
+		sc.word(s, start, end, mWord, nkNone)
+	}
+	markWhole(sc.out, n0, start, end)
+}
+
+// markWhole flags the mentions from index n0 on that span [start,end): the
+// whole JSON value rather than a word inside it.
+func markWhole(b *mentionBuf, n0, start, end int) {
+	for i := n0; i < len(b.ms); i++ {
+		m := &b.ms[i]
+		if int(m.start) == start && int(m.end) == end && m.kind != mIDPart && m.norm != nkPlural {
+			m.wholeLeaf = true
+		}
+	}
+}
+
+// str reads a JSON string at w.pos (on the opening quote) and returns its
+// value. Strings without escapes are returned as slices of the source.
+func (w *jsonWalker) str() (string, bool) {
+	i := w.pos + 1
+	esc := false
+	for i < len(w.src) {
+		c := w.src[i]
+		if c == '\\' {
+			esc = true
+			i += 2
+			continue
+		}
+		if c == '"' {
+			break
+		}
+		if c < 0x20 {
+			w.bad = true
+			return "", false
+		}
+		i++
+	}
+	if i >= len(w.src) {
+		w.bad = true
+		return "", false
+	}
+	raw := w.src[w.pos : i+1]
+	w.pos = i + 1
+	if !esc {
+		return raw[1 : len(raw)-1], true
+	}
+	var s string
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		w.bad = true
+		return "", false
+	}
+	return s, true
+}
+
+func (w *jsonWalker) object(parent int32) {
+	if w.onLeaf != nil {
+		w.objectLeaves()
+		return
+	}
+	out := w.sc.out
+	id := int32(len(out.objs))
+	out.objs = append(out.objs, jobj{m0: int32(len(out.ms)), parent: parent})
+	w.pos++ // {
+	w.ws()
+	if w.pos < len(w.src) && w.src[w.pos] == '}' {
+		w.pos++
+		out.objs[id].m1 = int32(len(out.ms))
+		return
+	}
+	for !w.bad {
+		w.ws()
+		if w.pos >= len(w.src) || w.src[w.pos] != '"' {
+			w.bad = true
+			return
+		}
+		kstart := w.pos + 1
+		k, ok := w.str()
+		if !ok {
+			return
+		}
+		kend := w.pos - 1
+		w.segs = append(w.segs, jsonSeg{key: k, index: -1})
+		// The key itself is a value: maps keyed by id (payment_methods),
+		// airport tables ({"JFK": "New York"}).
+		w.leafCtx(id, k)
+		w.sc.ctx.isKey = true
+		nk := len(out.ms)
+		if kend-kstart == len(k) {
+			w.sc.scan(k, kstart)
+		} else {
+			w.sc.word(k, kstart, kend, mWord, nkNone)
+		}
+		markWhole(out, nk, kstart, kend)
+		w.sc.ctx.isKey = false
+		w.ws()
+		if w.pos >= len(w.src) || w.src[w.pos] != ':' {
+			w.bad = true
+			return
+		}
+		w.pos++
+		w.ws()
+		if w.pos < len(w.src) && w.src[w.pos] == '{' {
+			for i := nk; i < len(out.ms); i++ {
+				out.ms[i].valObj = int32(len(out.objs))
+			}
+		}
+		w.value(id, k)
+		w.segs = w.segs[:len(w.segs)-1]
+		w.ws()
+		if w.pos >= len(w.src) {
+			w.bad = true
+			return
+		}
+		if w.src[w.pos] == ',' {
+			w.pos++
+			continue
+		}
+		if w.src[w.pos] == '}' {
+			w.pos++
+			out.objs[id].m1 = int32(len(out.ms))
+			return
+		}
+		w.bad = true
+	}
+}
+
+// objectLeaves walks an object in leaf mode: no mentions, only paths.
+func (w *jsonWalker) objectLeaves() {
+	w.pos++ // {
+	w.ws()
+	if w.pos < len(w.src) && w.src[w.pos] == '}' {
+		w.pos++
+		return
+	}
+	for !w.bad {
+		w.ws()
+		if w.pos >= len(w.src) || w.src[w.pos] != '"' {
+			w.bad = true
+			return
+		}
+		k, ok := w.str()
+		if !ok {
+			return
+		}
+		w.ws()
+		if w.pos >= len(w.src) || w.src[w.pos] != ':' {
+			w.bad = true
+			return
+		}
+		w.pos++
+		w.segs = append(w.segs, jsonSeg{key: k, index: -1})
+		w.value(-1, k)
+		w.segs = w.segs[:len(w.segs)-1]
+		w.ws()
+		if w.pos >= len(w.src) {
+			w.bad = true
+			return
+		}
+		if w.src[w.pos] == ',' {
+			w.pos++
+			continue
+		}
+		if w.src[w.pos] == '}' {
+			w.pos++
+			return
+		}
+		w.bad = true
+	}
+}
+
+func (w *jsonWalker) array(obj int32, key string) {
+	w.pos++ // [
+	w.ws()
+	if w.pos < len(w.src) && w.src[w.pos] == ']' {
+		w.pos++
+		return
+	}
+	for i := 0; !w.bad; i++ {
+		w.segs = append(w.segs, jsonSeg{index: i})
+		w.value(obj, key)
+		w.segs = w.segs[:len(w.segs)-1]
+		w.ws()
+		if w.pos >= len(w.src) {
+			w.bad = true
+			return
+		}
+		if w.src[w.pos] == ',' {
+			w.pos++
+			continue
+		}
+		if w.src[w.pos] == ']' {
+			w.pos++
+			return
+		}
+		w.bad = true
+	}
+}
+
+// looksJSON reports whether content may be a JSON document worth walking:
+// an object, an array or a bare number ("255.0" from a calculator).
+func looksJSON(s string) bool {
+	i := 0
+	for i < len(s) && spaceByte(s[i]) {
+		i++
+	}
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '{' || c == '[' || c == '-' || digitByte(c)
+}
