@@ -1,0 +1,832 @@
+package grounding
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// EngineVersion identifies the checking rules. Stored results carry it so a
+// recheck knows which ones an engine change made stale.
+const EngineVersion = "1.0.0"
+
+// Verdict is the automatic grounding verdict of one decision (SPEC §3).
+type Verdict string
+
+// Verdicts.
+const (
+	VerdictPass      Verdict = "pass"
+	VerdictFail      Verdict = "fail"
+	VerdictAmbiguous Verdict = "ambiguous"
+)
+
+// Reason codes of SPEC §3, exactly as named there.
+const (
+	ReasonExecError     = "exec.error"
+	ReasonNoObservation = "exec.no_observation"
+	ReasonSchema        = "exec.schema"
+	ReasonToolUnseen    = "vis.tool_unseen"
+	ReasonHiddenLeak    = "vis.hidden_leak"
+	ReasonUnsupported   = "vis.unsupported"
+	ReasonNormalized    = "vis.normalized"
+	ReasonDerived       = "vis.derived"
+	ReasonKnowledge     = "vis.knowledge"
+	ReasonChoice        = "vis.choice"
+	ReasonEcho          = "vis.echo"
+	ReasonContradiction = "vis.contradiction"
+	ReasonWeak          = "vis.weak"
+	ReasonOrder         = "flow.order"
+	ReasonUnconfirmed   = "flow.unconfirmed"
+	ReasonTermFailed    = "term.failed"
+)
+
+// ReasonCodes lists every reason code in display order.
+var ReasonCodes = []string{ReasonExecError, ReasonNoObservation, ReasonSchema, ReasonToolUnseen, ReasonHiddenLeak,
+	ReasonUnsupported, ReasonEcho, ReasonContradiction, ReasonChoice, ReasonKnowledge, ReasonWeak, ReasonNormalized,
+	ReasonDerived, ReasonOrder, ReasonUnconfirmed, ReasonTermFailed}
+
+// Argument evidence statuses.
+const (
+	StatusLiteral       = "literal"
+	StatusNormalized    = "normalized"
+	StatusDerived       = "derived"
+	StatusEnum          = "enum"
+	StatusHiddenOnly    = "hidden_only"
+	StatusUnsupported   = "unsupported"
+	StatusKnowledge     = "knowledge"
+	StatusFreeText      = "free_text"
+	StatusChoice        = "choice"
+	StatusEcho          = "echo"
+	StatusWeak          = "weak"
+	StatusContradiction = "contradiction"
+)
+
+// Result is the check of one trajectory: R_τ, the workflow indicator and,
+// for every decision, e_t, v_t, g_t, the mask and the evidence.
+type Result struct {
+	Trajectory     string `json:"trajectory"`
+	Parent         string `json:"parent"`
+	Domain         string `json:"domain,omitempty"`
+	SourceIndex    int    `json:"source_index"`
+	Profile        string `json:"profile"`
+	ProfileVersion string `json:"profile_version"`
+	EngineVersion  string `json:"engine_version"`
+	// R is R_τ: 1 when the trajectory succeeded (success flag, else reward
+	// at or above the profile's threshold).
+	R int `json:"r"`
+	// Workflow is 1[q_τ ⪯ A_τ]: no trajectory-level workflow rule broken.
+	Workflow bool `json:"workflow"`
+	// Reasons are the trajectory-level codes: term.failed, flow.order and
+	// flow.unconfirmed when the profile makes it trajectory-level.
+	Reasons    []string         `json:"reasons,omitempty"`
+	Violations []Violation      `json:"violations,omitempty"`
+	Decisions  []DecisionResult `json:"decisions"`
+}
+
+// Violation is one broken workflow rule.
+type Violation struct {
+	Code     string `json:"code"`
+	Decision int    `json:"decision"` // ordinal of the offending decision
+	Message  int    `json:"message"`
+	Detail   string `json:"detail"`
+	// Trajectory is true when the rule zeroes the whole trajectory, false
+	// when only the offending decision.
+	Trajectory bool `json:"trajectory"`
+}
+
+// DecisionResult is the check of one decision.
+type DecisionResult struct {
+	Ordinal     int    `json:"ordinal"`
+	Message     int    `json:"message"`
+	Call        int    `json:"call"` // -1 for a text reply
+	Tool        string `json:"tool,omitempty"`
+	Observation int    `json:"observation"`
+	// Action is the tool's semantic action ("respond" for text replies).
+	Action string `json:"action"`
+	// E, V and G are e_t, v_t and g_t = e_t·v_t. V and G are 0 for an
+	// ambiguous decision until a human decides.
+	E int `json:"e"`
+	V int `json:"v"`
+	G int `json:"g"`
+	// Workflow is 0 when the trajectory or this decision broke a rule.
+	Workflow bool `json:"workflow"`
+	// Mask is m_t = R_τ · workflow · g_t.
+	Mask    int     `json:"mask"`
+	Verdict Verdict `json:"verdict"`
+	// Queued: ambiguous, and a human verdict could change the mask (R_τ=1
+	// and the workflow holds).
+	Queued bool `json:"queued"`
+	// Reasons are the codes that explain the verdict and the mask,
+	// including the trajectory-level ones.
+	Reasons []string      `json:"reasons"`
+	Args    []ArgEvidence `json:"args"`
+	// Detail explains execution problems (the error observation's first
+	// line, the schema violation).
+	Detail string `json:"detail,omitempty"`
+}
+
+// IsReply reports whether the decision is a text reply.
+func (d *DecisionResult) IsReply() bool { return d.Call < 0 }
+
+// ArgEvidence is the visibility evidence for one argument value (for text
+// replies and free text: one id, amount, date or time stated in it).
+type ArgEvidence struct {
+	// Path is the JSON path in the arguments (flights[0].flight_number), or
+	// for a value inside text the field and byte span: content[120:127],
+	// summary[4:10].
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value"`
+	Role  string          `json:"role"`
+	// Status: literal, normalized, derived, enum, hidden_only,
+	// unsupported, knowledge, free_text, choice, echo, weak, contradiction.
+	Status string `json:"status"`
+	// Reason is the code this value contributes ("" for a plain literal).
+	Reason string   `json:"reason,omitempty"`
+	Where  Evidence `json:"where"`
+}
+
+// Evidence says where a value was found.
+type Evidence struct {
+	// Found: "visible", "schema", "derived", "hidden", "nowhere".
+	Found string `json:"found"`
+	// Message is the visible message index (-1 when none).
+	Message int `json:"message"`
+	// Start and End are the byte span in that message's content.
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// JSONPath is the path inside a JSON observation ("" for text).
+	JSONPath string `json:"json_path,omitempty"`
+	// Normalization describes how the visible form maps to the value.
+	Normalization string `json:"normalization,omitempty"`
+	// Derivation shows the arithmetic: "152 + 103 = 255".
+	Derivation string `json:"derivation,omitempty"`
+	// Hidden names the hidden context holding the value: a hidden entry
+	// kind ("user_instruction") or "hidden message 12 (teacher_hint)".
+	Hidden        string `json:"hidden,omitempty"`
+	HiddenEntry   int    `json:"hidden_entry"`
+	HiddenMessage int    `json:"hidden_message"`
+	// Note adds what else matters: candidates, echoes, confirmations.
+	Note string `json:"note,omitempty"`
+}
+
+// String renders the evidence on one line for tables and JSON lines.
+func (e Evidence) String() string {
+	var b strings.Builder
+	switch e.Found {
+	case "visible":
+		b.WriteString("message ")
+		b.WriteString(strconv.Itoa(e.Message))
+		if e.JSONPath != "" {
+			b.WriteString(" ")
+			b.WriteString(e.JSONPath)
+		} else {
+			b.WriteString(" [")
+			b.WriteString(strconv.Itoa(e.Start))
+			b.WriteString(":")
+			b.WriteString(strconv.Itoa(e.End))
+			b.WriteString("]")
+		}
+		if e.Normalization != "" {
+			b.WriteString(" after normalization: ")
+			b.WriteString(e.Normalization)
+		}
+	case "derived":
+		b.WriteString("derived: ")
+		b.WriteString(e.Derivation)
+	case "schema":
+		b.WriteString("enum of the visible tool schema")
+	case "hidden":
+		b.WriteString("found only in hidden context: ")
+		b.WriteString(e.Hidden)
+	case "nowhere":
+		b.WriteString("not found anywhere")
+	default:
+		b.WriteString(e.Found)
+	}
+	if e.Note != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Note)
+	}
+	return b.String()
+}
+
+// Check runs every check on t under profile p (nil: ProfileFor(t.Domain)).
+// It is pure and deterministic: same trajectory and profile, same result.
+func Check(t *Trajectory, p *Profile) Result {
+	if p == nil {
+		p = ProfileFor(t.Domain)
+	}
+	if p.compiled == nil {
+		// A Profile built in Go rather than parsed: compile on the fly.
+		rt, err := compileProfile(p, p.Name)
+		if err != nil {
+			p = ProfileFor(t.Domain)
+		} else {
+			p.compiled = rt
+		}
+	}
+	c := checkerPool.Get().(*checker)
+	defer checkerPool.Put(c)
+	c.reset(t, p)
+	return c.run()
+}
+
+var checkerPool = sync.Pool{New: func() any { return newChecker() }}
+
+// callInfo is what the walk remembers about one tool call.
+type callInfo struct {
+	name      string
+	pathKeys  map[string]string // normalized argument path → canonical key of its value
+	msg, call int
+	obs       int
+	err       bool
+	argKeys   map[string]bool // canonical keys of its argument values
+	identEnts []int32         // entries of its identifier arguments
+	action    string
+}
+
+// checker holds the state of one Check. It is pooled: maps and buffers are
+// reused across trajectories.
+type checker struct {
+	t  *Trajectory
+	p  *Profile
+	rt *profileRuntime
+
+	keys  map[string]int32
+	ents  []entry
+	buf   mentionBuf
+	tbuf  mentionBuf // scratch for text being checked
+	sc    textScanner
+	jw    jsonWalker
+	nums  []numOcc
+	kinds map[string]*kindSet
+	// records holds (read key entry, value entry) pairs: the value was in
+	// the observation of a read called with that key.
+	records map[[2]int32]bool
+	small   []smallOcc
+
+	calls        []callInfo
+	callAt       map[[2]int]int // (message, call) → index in calls
+	obsCall      []int          // message → index in calls it answers, -1
+	textMsgs     []int32        // visible non-agent messages with free text (not JSON)
+	userMsgs     []int32        // visible user messages
+	lastWasJSON  bool
+	bases        []baseRef // long system texts indexed through baseCache
+	pos          int       // the message being processed
+	jsonMsgs     []int32   // visible non-agent JSON observations
+	sums         map[string]derivation
+	summedTo     int
+	pendingMD    []pendingAt
+	pending      []int32        // entries named by agent text since the last "yes"
+	recent       []int32        // entries named by agent text since the last user message
+	turn         int32          // number of user messages so far
+	recordVals   map[int32]bool // values seen in the record of a chosen entity
+	attrBuf      []attr         // backing store of candidates' attributes
+	readEnts     map[int32]bool // entities a successful read was keyed by
+	lastUser     int            // last visible user message so far, -1
+	lastYes      bool           // whether it was affirmative
+	lastNo       bool           // whether it opened with a refusal ("no", "actually", …)
+	lastWrite    int            // message of the last successful consequential write, -1
+	events       []confirmEvent
+	pendingTexts []int // agent text messages since the last "yes"
+	writes       []writeDone
+
+	visibleTools map[string]*toolSchema
+	schemaNames  map[string]bool
+
+	hidden   map[string]hiddenOcc
+	hiddenOK bool
+	hidTexts []hiddenText
+
+	res Result
+}
+
+type pendingAt struct {
+	msg int
+	src src
+	md  pendingMD
+}
+
+// smallOcc is a small integer seen in a non-agent visible message, with the
+// words around it, for context matching ("3 checked bags").
+type smallOcc struct {
+	v       float64
+	msg     int32
+	start   int32
+	end     int32
+	jsonKey string
+}
+
+func newChecker() *checker {
+	return &checker{
+		keys:       map[string]int32{},
+		kinds:      map[string]*kindSet{},
+		records:    map[[2]int32]bool{},
+		recordVals: map[int32]bool{},
+		readEnts:   map[int32]bool{},
+		callAt:     map[[2]int]int{},
+	}
+}
+
+func (c *checker) reset(t *Trajectory, p *Profile) {
+	c.t, c.p, c.rt = t, p, p.compiled
+	clear(c.keys)
+	c.ents = c.ents[:0]
+	c.nums = c.nums[:0]
+	clear(c.kinds)
+	clear(c.records)
+	c.small = c.small[:0]
+	c.calls = c.calls[:0]
+	clear(c.callAt)
+	c.obsCall = c.obsCall[:0]
+	c.textMsgs = c.textMsgs[:0]
+	c.userMsgs = c.userMsgs[:0]
+	c.jsonMsgs = c.jsonMsgs[:0]
+	c.bases = c.bases[:0]
+	c.pos = 0
+	c.sums = nil
+	c.summedTo = -1
+	c.pendingMD = c.pendingMD[:0]
+	c.pending = c.pending[:0]
+	c.recent = c.recent[:0]
+	c.turn = 0
+	clear(c.recordVals)
+	c.attrBuf = c.attrBuf[:0]
+	clear(c.readEnts)
+	c.lastUser, c.lastYes, c.lastNo, c.lastWrite = -1, false, false, -1
+	c.events = c.events[:0]
+	c.pendingTexts = c.pendingTexts[:0]
+	c.writes = c.writes[:0]
+	c.visibleTools = nil
+	c.schemaNames = nil
+	c.hidden = nil
+	c.hiddenOK = false
+	c.hidTexts = c.hidTexts[:0]
+	c.sc = textScanner{smallAt: c.rt.weakMax}
+	c.res = Result{}
+}
+
+func (c *checker) run() Result {
+	t := c.t
+	r := &c.res
+	r.Trajectory = t.ID
+	r.Parent = t.Parent()
+	r.Domain = t.Domain
+	r.SourceIndex = t.Source.Index
+	r.Profile = c.p.Name
+	r.ProfileVersion = c.p.Version
+	r.EngineVersion = EngineVersion
+	if c.succeeded() {
+		r.R = 1
+	}
+	r.Workflow = true
+	c.pairCalls()
+	c.setupTools()
+	if t.Request != "" {
+		c.indexText(-1, srcRequest, t.Request)
+	}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		c.pos = i
+		if m.IsHidden() {
+			continue
+		}
+		switch m.Role {
+		case RoleAssistant:
+			c.assistant(i)
+		case RoleUser:
+			c.indexText(i, srcUser, m.Content)
+			c.userMsgs = append(c.userMsgs, int32(i))
+			c.userTurn(i, m.Content)
+		case RoleTool:
+			c.observation(i)
+		default: // system and anything else visible
+			c.indexText(i, srcSystem, m.Content)
+		}
+	}
+	c.pos = len(t.Messages)
+	c.finish()
+	out := c.res
+	c.res = Result{}
+	return out
+}
+
+func (c *checker) succeeded() bool {
+	t := c.t
+	if t.Success != nil {
+		return *t.Success
+	}
+	return t.Reward != nil && *t.Reward >= c.rt.threshold
+}
+
+// pairCalls matches each tool call with the tool message answering it: the
+// first later tool message with the call's id that no earlier call claimed
+// (logs reuse call ids), or, for calls without ids, the next unclaimed tool
+// message before the next assistant message.
+func (c *checker) pairCalls() {
+	t := c.t
+	n := len(t.Messages)
+	for i := 0; i < n; i++ {
+		c.obsCall = append(c.obsCall, -1)
+	}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		if m.Role != RoleAssistant || m.IsHidden() {
+			continue
+		}
+		for k := range m.ToolCalls {
+			call := &m.ToolCalls[k]
+			ci := len(c.calls)
+			info := callInfo{msg: i, call: k, obs: -1}
+			for j := i + 1; j < n; j++ {
+				o := &t.Messages[j]
+				if o.Role == RoleAssistant && !o.IsHidden() {
+					break
+				}
+				if o.Role != RoleTool || o.IsHidden() || c.obsCall[j] >= 0 {
+					continue
+				}
+				if call.ID != "" && o.ToolCallID != "" && o.ToolCallID != call.ID {
+					continue
+				}
+				info.obs = j
+				c.obsCall[j] = ci
+				info.err = c.isError(o)
+				break
+			}
+			c.calls = append(c.calls, info)
+			c.callAt[[2]int{i, k}] = ci
+		}
+	}
+}
+
+// isError applies the importer's flag and the profile's error conventions.
+func (c *checker) isError(m *Message) bool {
+	if m.Error {
+		return true
+	}
+	s := strings.TrimLeft(m.Content, " \t\r\n")
+	for _, p := range c.rt.errPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	for _, re := range c.rt.errPatterns {
+		if re.MatchString(m.Content) {
+			return true
+		}
+	}
+	return false
+}
+
+// setupTools decides which tool schemas the agent saw: the trajectory's
+// tools list, else the profile's schemas when the profile says the domain's
+// scaffold gives them to the agent.
+func (c *checker) setupTools() {
+	c.visibleTools = map[string]*toolSchema{}
+	for _, tl := range c.t.Tools {
+		c.visibleTools[tl.Name] = cachedToolSchema(tl.Parameters)
+	}
+	if len(c.t.Tools) == 0 && c.p.ToolsGiven {
+		for name, ts := range c.rt.schemas {
+			c.visibleTools[name] = ts
+		}
+	}
+	// Tool names and schema enums are visible values too.
+	for name := range c.visibleTools {
+		c.buf.reset()
+		c.sc.out = &c.buf
+		c.sc.ctx = mention{obj: -1, valObj: -1, wholeLeaf: true}
+		c.sc.word(name, 0, 0, mWord, nkNone)
+		c.indexMentions(-1, srcSchema, nil, nil)
+	}
+}
+
+// indexText indexes a visible message (or the request, msg -1) that is not
+// the agent's: JSON documents are walked, anything else scanned as text.
+func (c *checker) indexText(msg int, s src, content string) {
+	if s == srcSystem && len(content) >= baseMinLen && msg >= 0 {
+		c.indexBase(msg, content)
+		return
+	}
+	c.scanContent(content, &c.buf)
+	if msg >= 0 && !c.lastWasJSON {
+		c.textMsgs = append(c.textMsgs, int32(msg))
+	}
+	c.indexMentions(msg, s, nil, nil)
+	c.collectSmall(msg, s)
+	c.flushPendingMD(msg, s)
+	c.refFromMessage(msg, s)
+}
+
+// baseCache keeps the indexes of long system texts that recur across a
+// pool: the domain policy every τ-bench log opens with. Scans depend on the
+// reference date (dates without a year), so it is part of the key.
+var baseCache struct {
+	sync.RWMutex
+	m map[scanKey]*baseIndex
+}
+
+type scanKey struct {
+	content string
+	refYear int
+	refDate [3]int
+	smallAt float64
+}
+
+const (
+	baseMinLen   = 1024
+	baseCacheMax = 64
+)
+
+// baseFor returns the shared index of a long system text.
+func (c *checker) baseFor(content string) *baseIndex {
+	k := scanKey{content, c.sc.refYear, c.sc.refDate, c.sc.smallAt}
+	baseCache.RLock()
+	bi := baseCache.m[k]
+	baseCache.RUnlock()
+	if bi != nil {
+		return bi
+	}
+	var b mentionBuf
+	saved := c.sc.out
+	c.scanContent(content, &b)
+	bi = newBaseIndex(&b, c.lastWasJSON, c.sc.pendingMD)
+	c.sc.pendingMD = c.sc.pendingMD[:0]
+	c.sc.out = saved
+	baseCache.Lock()
+	if baseCache.m == nil {
+		baseCache.m = map[scanKey]*baseIndex{}
+	}
+	if len(baseCache.m) < baseCacheMax {
+		baseCache.m[k] = bi
+	}
+	baseCache.Unlock()
+	return bi
+}
+
+// indexBase indexes a long system text through its shared base index.
+func (c *checker) indexBase(msg int, content string) {
+	bi := c.baseFor(content)
+	c.bases = append(c.bases, baseRef{msg: msg, idx: bi})
+	if !bi.isJSON {
+		c.textMsgs = append(c.textMsgs, int32(msg))
+	}
+	for _, p := range bi.pending {
+		c.pendingMD = append(c.pendingMD, pendingAt{msg: msg, src: srcSystem, md: p})
+	}
+	if d := bi.firstDate; d[0] != 0 {
+		if c.sc.refYear == 0 {
+			c.sc.refYear = d[0]
+			c.resolvePending()
+		}
+		if c.sc.refDate[0] == 0 {
+			c.sc.refDate = d
+		}
+	}
+}
+
+// scanContent fills b with the mentions of a message's content.
+func (c *checker) scanContent(content string, b *mentionBuf) {
+	b.reset()
+	c.sc.out = b
+	c.lastWasJSON = false
+	if looksJSON(content) && c.jw.walkJSON(content, &c.sc) {
+		c.lastWasJSON = true
+		return
+	}
+	c.sc.ctx = mention{obj: -1, valObj: -1}
+	c.sc.scan(content, 0)
+}
+
+// refFromMessage learns the reference date from the first system message
+// that states one ("The current time is 2024-05-15 15:00:00 EST"), and the
+// reference year from the first date anywhere.
+func (c *checker) refFromMessage(msg int, s src) {
+	if c.sc.refYear != 0 && (c.sc.refDate[0] != 0 || s != srcSystem) {
+		return
+	}
+	for i := range c.buf.ms {
+		m := &c.buf.ms[i]
+		if m.kind != mDate || m.norm != nkNone {
+			continue
+		}
+		k := c.buf.key(m) // d:YYYY-MM-DD
+		y, mo, d := digitsValue(string(k[2:6])), digitsValue(string(k[7:9])), digitsValue(string(k[10:12]))
+		if c.sc.refYear == 0 {
+			c.sc.refYear = y
+			c.resolvePending()
+		}
+		if s == srcSystem && c.sc.refDate[0] == 0 {
+			c.sc.refDate = [3]int{y, mo, d}
+		}
+		return
+	}
+}
+
+// flushPendingMD keeps the month/day mentions the scanner could not date yet.
+func (c *checker) flushPendingMD(msg int, s src) {
+	for _, p := range c.sc.pendingMD {
+		c.pendingMD = append(c.pendingMD, pendingAt{msg: msg, src: s, md: p})
+	}
+	c.sc.pendingMD = c.sc.pendingMD[:0]
+}
+
+// resolvePending dates the pending month/day mentions once a year is known.
+func (c *checker) resolvePending() {
+	if len(c.pendingMD) == 0 {
+		return
+	}
+	saved := c.buf
+	c.buf = mentionBuf{}
+	for _, p := range c.pendingMD {
+		c.buf.reset()
+		c.sc.out = &c.buf
+		c.sc.ctx = mention{obj: -1, valObj: -1}
+		c.sc.date(c.sc.refYear, p.md.month, p.md.day, int(p.md.start), int(p.md.end), nkDateYear)
+		c.indexMentions(p.msg, p.src, nil, nil)
+	}
+	c.pendingMD = c.pendingMD[:0]
+	c.buf = saved
+	c.sc.out = &c.buf
+}
+
+// collectSmall remembers small integers of non-agent messages with their
+// JSON key, for context matching.
+func (c *checker) collectSmall(msg int, s src) {
+	if s == srcSystem {
+		return // a policy's "3 free checked bags" is a rule, not this user's bags
+	}
+	for i := range c.buf.ms {
+		m := &c.buf.ms[i]
+		if !m.small || (m.kind != mNum && m.kind != mMoney) {
+			continue
+		}
+		c.small = append(c.small, smallOcc{v: m.num, msg: int32(msg), start: m.start, end: m.end, jsonKey: m.jsonKey})
+	}
+}
+
+// userTurn handles a user message: a "yes" confirms what the agent's texts
+// proposed since the previous yes.
+func (c *checker) userTurn(msg int, content string) {
+	c.lastUser = msg
+	c.lastYes = c.affirmative(content)
+	c.lastNo = c.refusal(content)
+	pick := !c.lastNo && c.selection(content)
+	// What the agent said since the previous user message is what this
+	// answer accepts (singles out); a workflow confirmation may also cover
+	// what was proposed since the previous yes.
+	recent := c.recent
+	c.recent = c.recent[:0]
+	c.turn++
+	if !c.lastYes && !pick {
+		return
+	}
+	for _, id := range recent {
+		e := &c.ents[id]
+		e.confirmBy = int32(msg)
+		if !e.confirmed.ok() {
+			e.confirmed = e.agentText
+		}
+	}
+	for _, id := range c.pending {
+		c.ents[id].pending = false
+	}
+	if c.lastYes && c.askedToConfirm() {
+		ev := confirmEvent{user: msg, texts: append([]int(nil), c.pendingTexts...), ents: map[int32]bool{}}
+		for _, id := range c.pending {
+			ev.ents[id] = true
+		}
+		c.events = append(c.events, ev)
+	}
+	c.pending = c.pending[:0]
+	c.pendingTexts = c.pendingTexts[:0]
+}
+
+// confirmPrompts are what an agent says when it asks the user to approve
+// an action: a "yes" only confirms an action after one of them.
+var confirmPrompts = []string{"confirm", "proceed", "would you like", "shall i", "should i", "do you want", "go ahead", "is that correct", "is this correct", "are you sure"}
+
+// askedToConfirm reports whether one of the agent texts since the last
+// "yes" asked for approval.
+func (c *checker) askedToConfirm() bool {
+	for _, m := range c.pendingTexts {
+		low := strings.ToLower(c.t.Messages[m].Content)
+		for _, p := range confirmPrompts {
+			if strings.Contains(low, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// confirmEvent is a user "yes" and the agent texts it answered.
+type confirmEvent struct {
+	user  int
+	texts []int
+	ents  map[int32]bool // entries the texts named
+}
+
+// writeDone is a successful consequential write and the "yes" it used.
+type writeDone struct {
+	msg, event int
+}
+
+// observation indexes a tool message; values that merely repeat the
+// arguments of the call it answers are echoes.
+func (c *checker) observation(msg int) {
+	m := &c.t.Messages[msg]
+	var echo map[string]bool
+	var ci *callInfo
+	if k := c.obsCall[msg]; k >= 0 {
+		ci = &c.calls[k]
+		echo = ci.argKeys
+	}
+	c.scanContent(m.Content, &c.buf)
+	if !c.lastWasJSON {
+		c.textMsgs = append(c.textMsgs, int32(msg))
+	} else {
+		c.jsonMsgs = append(c.jsonMsgs, int32(msg))
+	}
+	c.indexMentions(msg, srcTool, echo, nil)
+	c.collectSmall(msg, srcTool)
+	c.flushPendingMD(msg, srcTool)
+	c.refFromMessage(msg, srcTool)
+	if c.lastWasJSON {
+		var recordEnts []int32
+		if ci != nil && !ci.err && ci.action == ActionRead {
+			recordEnts = ci.identEnts
+			for _, e := range ci.identEnts {
+				c.readEnts[e] = true
+			}
+		}
+		if ci != nil && !ci.err && c.rt.outputTools[ci.name] {
+			// The observation's own values, for order rules satisfied by
+			// a tool's output (a booking returns its reservation).
+			recordEnts = append(recordEnts[:len(recordEnts):len(recordEnts)], -1-int32(msg))
+		}
+		c.kindCandidates(msg, echo, recordEnts)
+	}
+}
+
+// finish computes the workflow indicator, masks, verdicts and queue flags.
+func (c *checker) finish() {
+	r := &c.res
+	trajBroken := false
+	for _, v := range r.Violations {
+		if v.Trajectory {
+			trajBroken = true
+		}
+	}
+	r.Workflow = !trajBroken
+	var trajReasons []string
+	if r.R == 0 {
+		trajReasons = append(trajReasons, ReasonTermFailed)
+	}
+	for _, v := range r.Violations {
+		if v.Trajectory && !hasString(trajReasons, v.Code) {
+			trajReasons = append(trajReasons, v.Code)
+		}
+	}
+	r.Reasons = orderReasons(trajReasons)
+	for i := range r.Decisions {
+		d := &r.Decisions[i]
+		decBroken := false
+		for _, v := range r.Violations {
+			if v.Decision == d.Ordinal && !v.Trajectory {
+				decBroken = true
+			}
+		}
+		d.Workflow = !trajBroken && !decBroken
+		d.G = d.E * d.V
+		if r.R == 1 && d.Workflow {
+			d.Mask = d.G
+		}
+		d.Queued = d.Verdict == VerdictAmbiguous && r.R == 1 && d.Workflow
+		for _, code := range trajReasons {
+			if !hasString(d.Reasons, code) {
+				d.Reasons = append(d.Reasons, code)
+			}
+		}
+		d.Reasons = orderReasons(d.Reasons)
+	}
+}
+
+var reasonRank = func() map[string]int {
+	m := map[string]int{}
+	for i, c := range ReasonCodes {
+		m[c] = i
+	}
+	return m
+}()
+
+func orderReasons(rs []string) []string {
+	sort.SliceStable(rs, func(i, j int) bool { return reasonRank[rs[i]] < reasonRank[rs[j]] })
+	if rs == nil {
+		return []string{}
+	}
+	return rs
+}

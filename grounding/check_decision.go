@@ -1,0 +1,479 @@
+package grounding
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Severity of one argument's status for the decision verdict.
+const (
+	sevOK = iota
+	sevAmbiguous
+	sevFail
+)
+
+// finding is the outcome of checking one value.
+type finding struct {
+	status string
+	reason string
+	sev    int
+	ev     Evidence
+	ent    int32 // the entry the value matched, -1
+	how    int   // howSup, howEcho, … (see lookup)
+}
+
+func nowhere() Evidence {
+	return Evidence{Found: "nowhere", Message: -1, HiddenEntry: -1, HiddenMessage: -1}
+}
+
+// assistant evaluates the decisions of a visible assistant message against
+// the history before it, then adds the message to the index as the agent's.
+func (c *checker) assistant(i int) {
+	m := &c.t.Messages[i]
+	first := len(c.res.Decisions)
+	if m.Content != "" {
+		c.replyDecision(i)
+	}
+	for k := range m.ToolCalls {
+		c.callDecision(i, k)
+	}
+	// Values the agent introduced without support: tool echoes of them will
+	// support nothing.
+	var bad map[string]bool
+	for _, d := range c.res.Decisions[first:] {
+		for _, a := range d.Args {
+			if a.Status == StatusUnsupported || a.Status == StatusHiddenOnly || a.Status == StatusEcho || a.Status == StatusContradiction {
+				if bad == nil {
+					bad = map[string]bool{}
+				}
+				for _, k := range valueKeys(a.Value, a.Role) {
+					bad[k] = true
+				}
+			}
+		}
+	}
+	if m.Content != "" {
+		c.scanContent(m.Content, &c.buf)
+		c.indexMentions(i, srcAgent, nil, bad)
+		for j := range c.buf.ms {
+			mm := &c.buf.ms[j]
+			id, ok := c.entryFor(c.buf.key(mm))
+			if !ok {
+				continue
+			}
+			e := &c.ents[id]
+			e.agentText = occ{msg: int32(i), start: mm.start, end: mm.end, norm: mm.norm, src: srcAgent}
+			if !e.pending {
+				e.pending = true
+				c.pending = append(c.pending, id)
+			}
+			if e.recentTurn != c.turn+1 {
+				e.recentTurn = c.turn + 1
+				c.recent = append(c.recent, id)
+			}
+		}
+		c.flushPendingMD(i, srcAgent)
+		c.pendingTexts = append(c.pendingTexts, i)
+	}
+	for k := range m.ToolCalls {
+		call := &m.ToolCalls[k]
+		if !call.ArgumentsValid() {
+			continue
+		}
+		c.buf.reset()
+		c.sc.out = &c.buf
+		if c.jw.walkJSON(string(call.Arguments), &c.sc) {
+			c.indexMentions(i, srcAgent, nil, bad)
+		}
+		c.sc.pendingMD = c.sc.pendingMD[:0]
+	}
+}
+
+// valueKeys returns the canonical keys a JSON value can be looked up by.
+func valueKeys(raw json.RawMessage, role string) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil
+		}
+		out := []string{stringKey(s)}
+		if f, ok := parseNumber(s); ok {
+			out = append(out, numberKey(f))
+		}
+		if y, m, d, ok := parseISODate(s); ok {
+			out = append(out, string(appendDateKey(nil, y, m, d)))
+		}
+		return out
+	case 't', 'f', 'n':
+		return []string{stringKey(string(raw))}
+	default:
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			return []string{numberKey(f)}
+		}
+	}
+	return nil
+}
+
+// replyDecision checks an assistant text reply: every id, amount, date and
+// time it states must be supported like an argument.
+func (c *checker) replyDecision(i int) {
+	m := &c.t.Messages[i]
+	d := DecisionResult{Ordinal: len(c.res.Decisions), Message: i, Call: -1, Observation: -1, Action: ActionRespond, E: 1}
+	sev := c.checkText(&d, "content", m.Content, i, true, nil)
+	c.settle(&d, sev)
+	c.res.Decisions = append(c.res.Decisions, d)
+}
+
+// callDecision checks one tool call: execution, tool visibility, schema,
+// every argument, and the workflow rules.
+func (c *checker) callDecision(i, k int) {
+	m := &c.t.Messages[i]
+	call := &m.ToolCalls[k]
+	ci := &c.calls[c.callAt[[2]int{i, k}]]
+	d := DecisionResult{Ordinal: len(c.res.Decisions), Message: i, Call: k, Tool: call.Name, Observation: ci.obs, E: 1}
+	d.Action = c.actionOf(call.Name)
+	ci.action = d.Action
+	var reasons []string
+	sev := sevOK
+	// Execution validity.
+	if !call.ArgumentsValid() {
+		d.E = 0
+		reasons = append(reasons, ReasonSchema)
+		d.Detail = "arguments are not valid JSON"
+		if call.RawArguments != "" {
+			d.Detail += ": " + clip(call.RawArguments, 80)
+		}
+	}
+	if ci.obs < 0 {
+		d.E = 0
+		reasons = append(reasons, ReasonNoObservation)
+	} else if ci.err {
+		d.E = 0
+		reasons = append(reasons, ReasonExecError)
+		d.Detail = firstLine(c.t.Messages[ci.obs].Content, 160)
+	}
+	schema, visible := c.visibleTools[call.Name]
+	if !visible {
+		// Named in the visible history (a system prompt describing the
+		// commands, a tool-search result) counts as visibly retrieved.
+		if id, ok := c.find(stringKey(call.Name)); ok && c.ents[id].sup.ok() && c.ents[id].sup.src != srcSchema {
+			visible = true
+		}
+	}
+	if !visible {
+		reasons = append(reasons, ReasonToolUnseen)
+		sev = sevFail
+	}
+	if schema == nil {
+		schema = c.rt.schemas[call.Name]
+	}
+	if call.ArgumentsValid() && schema != nil {
+		if p := schema.validate(call.Arguments); p != "" {
+			d.E = 0
+			reasons = append(reasons, ReasonSchema)
+			if d.Detail != "" {
+				d.Detail += "; "
+			}
+			d.Detail += "schema: " + p
+		}
+	}
+	// Arguments.
+	ci.argKeys = map[string]bool{}
+	if call.ArgumentsValid() {
+		if s := c.checkArgs(&d, ci, call, schema, i); s > sev {
+			sev = s
+		}
+	}
+	d.Reasons = append(d.Reasons, reasons...)
+	c.workflow(&d, ci, call)
+	c.settle(&d, sev)
+	c.res.Decisions = append(c.res.Decisions, d)
+}
+
+// settle turns the collected reasons and severity into e, v and the verdict.
+func (c *checker) settle(d *DecisionResult, sev int) {
+	for _, a := range d.Args {
+		if a.Reason != "" && !hasString(d.Reasons, a.Reason) {
+			d.Reasons = append(d.Reasons, a.Reason)
+		}
+	}
+	flowFail := false
+	for _, v := range c.res.Violations {
+		if v.Decision == d.Ordinal {
+			flowFail = true
+		}
+	}
+	switch {
+	case d.E == 0 || sev == sevFail || flowFail:
+		d.Verdict = VerdictFail
+	case sev == sevAmbiguous:
+		d.Verdict = VerdictAmbiguous
+	default:
+		d.Verdict = VerdictPass
+	}
+	if sev == sevOK {
+		d.V = 1
+	}
+	if d.Args == nil {
+		d.Args = []ArgEvidence{}
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if k := strings.IndexByte(s, '\n'); k >= 0 {
+		s = s[:k]
+	}
+	return clip(s, n)
+}
+
+// actionOf returns the semantic action of a tool: the profile's, else one
+// guessed from its name.
+func (c *checker) actionOf(name string) string {
+	if t, ok := c.rt.tools[name]; ok {
+		return t.action
+	}
+	n := strings.ToLower(name)
+	switch {
+	case n == "think" || strings.HasSuffix(n, "_think"):
+		return ActionThink
+	case strings.Contains(n, "transfer") || strings.Contains(n, "handoff") || strings.Contains(n, "escalate"):
+		return ActionTransfer
+	case n == "calculate" || n == "calculator" || strings.HasPrefix(n, "calc") || n == "python" || n == "bash" || n == "execute_bash":
+		return ActionCompute
+	case n == "respond" || n == "finish" || n == "final_answer" || n == "answer":
+		return ActionRespond
+	}
+	for _, p := range []string{"get", "list", "search", "find", "lookup", "read", "fetch", "query", "view", "show", "check", "open"} {
+		if strings.HasPrefix(n, p) {
+			return ActionRead
+		}
+	}
+	for _, p := range []string{"cancel", "delete", "remove", "refund", "return", "exchange", "pay", "transfer", "submit"} {
+		if strings.HasPrefix(n, p) {
+			return ActionIrreversibleWrite
+		}
+	}
+	for _, p := range []string{"update", "modify", "book", "create", "set", "add", "send", "change", "edit", "write", "post", "put", "make"} {
+		if strings.HasPrefix(n, p) {
+			return ActionWrite
+		}
+	}
+	return ""
+}
+
+// argLeaf is one scalar of a call's arguments.
+type argLeaf struct {
+	path  string
+	npath string // with [*] for indexes, for profile lookup
+	segs  []jsonSeg
+	kind  byte
+	s     string
+	f     float64
+	raw   string
+}
+
+// checkArgs checks every argument value of a call.
+func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, schema *toolSchema, msg int) int {
+	var leaves []argLeaf
+	args := string(call.Arguments)
+	c.jw.walkLeaves(args, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
+		p := string(w.appendPath(nil))
+		leaves = append(leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: append([]jsonSeg(nil), w.segs...), kind: kind, s: s, f: f, raw: args[start:end]})
+	})
+	tp := c.rt.tools[call.Name]
+	// Keys and identifier entries first: echo detection and record lookups
+	// need them before any value is judged.
+	ci.pathKeys = make(map[string]string, len(leaves))
+	for _, l := range leaves {
+		for i, k := range valueKeys(json.RawMessage(l.raw), "") {
+			ci.argKeys[k] = true
+			if i == 0 {
+				if _, ok := ci.pathKeys[l.npath]; !ok {
+					ci.pathKeys[l.npath] = k
+				}
+			}
+		}
+	}
+	roles := make([]ArgProfile, len(leaves))
+	for j, l := range leaves {
+		roles[j] = c.roleOf(tp, schema, l)
+		// The entity a call is keyed by (a reservation, an order): its
+		// read's observation is the record that singles out its parts.
+		if kr := c.rt.kinds[roles[j].Kind]; kr != nil && kr.spec.Choice && roles[j].Role == RoleIdentifier && l.kind == 's' {
+			if id, ok := c.find(stringKey(l.s)); ok {
+				ci.identEnts = append(ci.identEnts, id)
+			}
+		}
+	}
+	sev := sevOK
+	for j, l := range leaves {
+		ap := roles[j]
+		if l.kind == 'z' {
+			continue
+		}
+		var f finding
+		switch ap.Role {
+		case RoleFreeText:
+			if l.kind != 's' {
+				f = c.support(l, ap, schema, d, ci, msg)
+				break
+			}
+			s := c.checkText(d, l.path, l.s, msg, false, ci)
+			if s > sev {
+				sev = s
+			}
+			f = finding{status: StatusFreeText, ev: Evidence{Found: "visible", Message: -1, HiddenEntry: -1, HiddenMessage: -1, Note: "free text: only the ids, amounts and dates in it are checked"}}
+		default:
+			if ap.Role == RoleAmount {
+				if sf, ok := c.siblingAttr(j, leaves, roles, msg); ok {
+					f = sf
+					break
+				}
+			}
+			f = c.support(l, ap, schema, d, ci, msg)
+		}
+		if f.sev > sev {
+			sev = f.sev
+		}
+		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: json.RawMessage(l.raw), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
+	}
+	return sev
+}
+
+// siblingAttr supports an amount by the candidate next to it: a payment's
+// amount that is the full balance of the gift card it names.
+func (c *checker) siblingAttr(j int, leaves []argLeaf, roles []ArgProfile, msg int) (finding, bool) {
+	l := leaves[j]
+	v, ok := numericValue(l)
+	if !ok {
+		return finding{}, false
+	}
+	parent := parentPath(l.path)
+	want := numberKey(v)
+	for k, o := range leaves {
+		if k == j || roles[k].Kind == "" || o.kind != 's' || parentPath(o.path) != parent {
+			continue
+		}
+		ks := c.kinds[roles[k].Kind]
+		if ks == nil {
+			continue
+		}
+		id, ok := c.find(stringKey(o.s))
+		if !ok {
+			continue
+		}
+		idx, ok := ks.pos[id]
+		if !ok || int(ks.cands[idx].msg) >= msg {
+			continue
+		}
+		for _, a := range ks.cands[idx].attrs {
+			if c.ents[a.ent].key == want {
+				ev := Evidence{Found: "visible", Message: int(ks.cands[idx].msg), Start: -1, End: -1, HiddenEntry: -1, HiddenMessage: -1}
+				if e := &c.ents[a.ent]; e.sup.ok() && int(e.sup.msg) < msg {
+					ev, _ = c.visibleEvidence(e.sup, l.raw)
+				}
+				ev.Note = "the " + a.key + " of " + o.s + " listed at message " + strconv.Itoa(int(ks.cands[idx].msg))
+				return finding{status: StatusLiteral, ev: ev, ent: a.ent}, true
+			}
+		}
+	}
+	return finding{}, false
+}
+
+// parentPath drops the last segment of an argument path.
+func parentPath(p string) string {
+	if k := strings.LastIndexAny(p, ".["); k >= 0 {
+		return p[:k]
+	}
+	return ""
+}
+
+// roleOf resolves an argument's role: the profile, else the visible schema,
+// else the argument's name, else the value's shape.
+func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProfile {
+	if tp != nil {
+		if a, ok := tp.args[l.npath]; ok {
+			return a
+		}
+	}
+	ps := schema.propertySchema(l.segs)
+	if ps != nil {
+		if len(enumValues(ps)) > 0 {
+			return ArgProfile{Role: RoleEnum}
+		}
+		switch schemaType(ps) {
+		case "boolean":
+			return ArgProfile{Role: RoleBoolean}
+		case "integer", "number":
+			return ArgProfile{Role: RoleAmount}
+		}
+		if f, _ := ps["format"].(string); f == "date" || f == "date-time" || f == "time" {
+			return ArgProfile{Role: RoleDatetime}
+		}
+	}
+	name := ""
+	for k := len(l.segs) - 1; k >= 0; k-- {
+		if l.segs[k].key != "" {
+			name = strings.ToLower(l.segs[k].key)
+			break
+		}
+	}
+	if r := roleFromName(name); r != "" {
+		return ArgProfile{Role: r}
+	}
+	switch l.kind {
+	case 'b':
+		return ArgProfile{Role: RoleBoolean}
+	case 'n':
+		return ArgProfile{Role: RoleAmount}
+	}
+	if _, _, _, ok := parseISODate(l.s); ok {
+		return ArgProfile{Role: RoleDatetime}
+	}
+	if strings.Count(l.s, " ") >= 3 || len(l.s) > 60 || strings.ContainsAny(l.s, "\n") {
+		return ArgProfile{Role: RoleFreeText}
+	}
+	return ArgProfile{Role: RoleIdentifier}
+}
+
+func roleFromName(n string) string {
+	if n == "" {
+		return ""
+	}
+	has := func(parts ...string) bool {
+		for _, p := range parts {
+			if n == p || strings.HasSuffix(n, "_"+p) || strings.HasPrefix(n, p+"_") {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("summary", "thought", "reason", "description", "message", "text", "content", "query", "command", "cmd",
+		"expression", "note", "notes", "comment", "body", "code", "script", "prompt", "instructions", "file_text",
+		"old_str", "new_str", "patch", "diff", "search_term", "title"):
+		return RoleFreeText
+	case has("date", "time", "dob", "at", "day", "datetime", "timestamp", "birthday", "deadline", "until", "since"):
+		return RoleDatetime
+	case has("amount", "price", "total", "count", "quantity", "qty", "cost", "balance", "fee", "num", "number_of",
+		"baggages", "bags", "limit", "size", "percent", "rate"):
+		return RoleAmount
+	case has("id", "ids", "uuid", "key", "code", "number", "email", "zip", "phone", "name", "path", "file", "url",
+		"sku", "username", "handle", "origin", "destination"):
+		return RoleIdentifier
+	}
+	return ""
+}

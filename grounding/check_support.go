@@ -1,0 +1,985 @@
+package grounding
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// How a lookup found a value.
+const (
+	howNone      = iota
+	howSup       // an occurrence from the system prompt, the user or a tool
+	howEcho      // a tool echo of a value the agent introduced with support
+	howConfirmed // the agent proposed it in text and the user said yes
+	howPart      // the number part of a visible identifier (text only)
+	howBadEcho   // only echoes of the agent's own unsupported value
+	howAgent     // only the agent's own earlier messages
+)
+
+// lookup finds the best visible occurrence of any of keys before msg.
+func (c *checker) lookup(keys []string, allowPart bool, msg int) (int32, occ, int) {
+	bestHow, bestID, best := howNone, int32(-1), noOcc
+	rank := func(h int) int {
+		switch h {
+		case howSup:
+			return 6
+		case howEcho:
+			return 5
+		case howConfirmed:
+			return 4
+		case howPart:
+			return 3
+		case howBadEcho:
+			return 2
+		case howAgent:
+			return 1
+		}
+		return 0
+	}
+	for _, k := range keys {
+		id, ok := c.find(k)
+		if !ok {
+			continue
+		}
+		e := &c.ents[id]
+		h, o := howNone, noOcc
+		switch {
+		case e.sup.ok():
+			h, o = howSup, e.sup
+		case e.echo.ok() && !e.agentBad:
+			h, o = howEcho, e.echo
+		case e.confirmed.ok() && e.confirmBy >= 0 && int(e.confirmBy) < msg && !e.agentBad:
+			h, o = howConfirmed, e.confirmed
+		case allowPart && e.part.ok():
+			h, o = howPart, e.part
+		case e.echo.ok():
+			h, o = howBadEcho, e.echo
+		case e.agent.ok():
+			h, o = howAgent, e.agent
+		}
+		if rank(h) > rank(bestHow) {
+			bestHow, bestID, best = h, id, o
+		}
+	}
+	return bestID, best, bestHow
+}
+
+// visibleEvidence renders an occurrence; literal reports whether the visible
+// text is exactly raw.
+func (c *checker) visibleEvidence(o occ, raw string) (Evidence, bool) {
+	ev := Evidence{Found: "visible", Message: int(o.msg), Start: int(o.start), End: int(o.end), JSONPath: o.path, HiddenEntry: -1, HiddenMessage: -1}
+	if o.msg < 0 {
+		ev.Found = "schema"
+		return ev, true
+	}
+	content := c.t.Messages[o.msg].Content
+	text := ""
+	if int(o.end) <= len(content) && o.start >= 0 && o.start <= o.end {
+		text = content[o.start:o.end]
+	}
+	if text == raw && o.norm == nkNone {
+		return ev, true
+	}
+	ev.Normalization = c.describeNorm(o.norm, text, raw)
+	return ev, false
+}
+
+func (c *checker) describeNorm(n normKind, text, raw string) string {
+	q := strconv.Quote(text)
+	switch n {
+	case nkMoney:
+		return q + " → " + raw + " ($ amount)"
+	case nkDate:
+		return q + " → " + raw + " (date form)"
+	case nkDateYear:
+		return q + " → " + raw + " (date, year " + strconv.Itoa(c.sc.refYear) + " from the visible history)"
+	case nkToday:
+		return q + " → " + raw + " (today: the current date the visible history states)"
+	case nkTomorrow:
+		return q + " → " + raw + " (tomorrow, from the current date the visible history states)"
+	case nkClock12:
+		return q + " → " + raw + " (12-hour clock)"
+	case nkTimestamp:
+		return q + " → " + raw + " (time of a timestamp)"
+	case nkOrdinal:
+		return q + " → " + raw + " (ordinal)"
+	case nkNumberWord:
+		return q + " → " + raw + " (number word)"
+	case nkPlural:
+		return q + " → " + raw + " (plural)"
+	case nkIDPart:
+		return q + " → " + raw + " (number part of an identifier)"
+	}
+	if _, err := strconv.ParseFloat(strings.ReplaceAll(text, ",", ""), 64); err == nil {
+		return q + " → " + raw + " (number form)"
+	}
+	return q + " → " + raw + " (case and spacing)"
+}
+
+// support checks one argument value for its role.
+func (c *checker) support(l argLeaf, ap ArgProfile, schema *toolSchema, d *DecisionResult, ci *callInfo, msg int) finding {
+	switch ap.Role {
+	case RoleEnum, RoleBoolean:
+		return c.enumSupport(l, ap, schema, ci, msg)
+	case RoleDatetime:
+		if l.kind == 's' {
+			if f, ok := c.dateSupport(l.s, msg); ok {
+				return f
+			}
+		}
+	case RoleAmount:
+		if v, ok := numericValue(l); ok {
+			return c.amountSupport(v, l.raw, l.path, msg, false)
+		}
+	}
+	return c.identSupport(l, ap, d, ci, msg, false)
+}
+
+func numericValue(l argLeaf) (float64, bool) {
+	switch l.kind {
+	case 'n':
+		return l.f, true
+	case 's':
+		return parseNumber(strings.TrimPrefix(strings.TrimSpace(l.s), "$"))
+	}
+	return 0, false
+}
+
+// weak reports whether a value proves nothing alone: a small integer or a
+// listed common token.
+func (c *checker) weakNumber(v float64) bool {
+	return v == math.Trunc(v) && math.Abs(v) <= c.rt.weakMax
+}
+
+// identSupport checks an identifier-like value (also the fallback role).
+func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *callInfo, msg int, inText bool) finding {
+	var keys []string
+	switch l.kind {
+	case 'n':
+		if c.weakNumber(l.f) {
+			return c.weakSupport(l.f, l.raw, l.path, msg)
+		}
+		keys = append(keys, numberKey(l.f))
+		if l.f == math.Trunc(l.f) && l.f >= 0 {
+			keys = append(keys, stringKey(strconv.FormatInt(int64(l.f), 10)))
+		}
+	case 'b':
+		keys = append(keys, stringKey(l.s))
+	default:
+		sk := stringKey(l.s)
+		if c.rt.weakTokens[sk] || len(strings.TrimSpace(l.s)) <= 1 {
+			return finding{status: StatusWeak, reason: ReasonWeak, sev: sevAmbiguous, ev: nowhere(), ent: -1}
+		}
+		keys = append(keys, sk)
+		if onlyDigits(strings.TrimSpace(l.s)) {
+			if f, ok := parseNumber(strings.TrimSpace(l.s)); ok {
+				if c.weakNumber(f) {
+					return c.weakSupport(f, l.raw, l.path, msg)
+				}
+				keys = append(keys, numberKey(f))
+			}
+		}
+	}
+	id, o, how := c.lookup(keys, inText, msg)
+	raw := l.s
+	if l.kind != 's' {
+		raw = l.raw
+	}
+	switch how {
+	case howSup, howEcho, howConfirmed, howPart:
+		ev, literal := c.visibleEvidence(o, raw)
+		f := finding{status: StatusLiteral, ev: ev, ent: id, how: how}
+		if how == howPart {
+			f.ent = c.ents[id].partOf
+		}
+		if !literal || how == howPart {
+			f.status, f.reason = StatusNormalized, ReasonNormalized
+		}
+		switch how {
+		case howEcho:
+			f.ev.Note = "a tool echo of the value the agent used at message " + strconv.Itoa(int(c.ents[id].agent.msg))
+		case howConfirmed:
+			f.ev.Note = "proposed by the agent and accepted by the user at message " + strconv.Itoa(int(c.ents[id].confirmBy))
+		}
+		if ap.Kind != "" && !inText {
+			c.choice(&f, ap.Kind, d, ci, msg)
+		}
+		return f
+	}
+	// A multi-word value may be visible as a phrase.
+	if l.kind == 's' && strings.ContainsAny(strings.TrimSpace(l.s), " -_") && len(l.s) <= 120 {
+		if m, s, e, ok := c.phraseVisible(l.s, msg); ok {
+			ev, _ := c.visibleEvidence(occ{msg: int32(m), start: int32(s), end: int32(e), norm: nkNone}, l.s)
+			if ev.Normalization == "" {
+				return finding{status: StatusLiteral, ev: ev, ent: -1}
+			}
+			return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
+		}
+	}
+	return c.notVisible(keys, l.s, ap, how, id, msg, RoleIdentifier, inText)
+}
+
+// notVisible classifies a value the visible history does not support:
+// knowledge, an echo of the agent's own guess, a hidden leak, or nowhere.
+func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id int32, msg int, role string, inText bool) finding {
+	if how == howBadEcho && inText {
+		e := &c.ents[id]
+		if k := c.obsCall[e.echo.msg]; k >= 0 && (c.calls[k].action == ActionWrite || c.calls[k].action == ActionIrreversibleWrite) && !c.calls[k].err {
+			ev, _ := c.visibleEvidence(e.echo, s)
+			ev.Note = "as the successful " + c.calls[k].name + " at message " + strconv.Itoa(c.calls[k].msg) + " recorded it"
+			return finding{status: StatusLiteral, ev: ev, ent: id}
+		}
+	}
+	for _, k := range keys {
+		if len(k) == 12 && strings.HasPrefix(k, "d:") {
+			y, mo, d := digitsValue(k[2:6]), digitsValue(k[7:9]), digitsValue(k[10:12])
+			if der, ok := c.deriveDate(y, mo, d, msg); ok {
+				ev := nowhere()
+				ev.Found = "derived"
+				ev.Derivation = der
+				return finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: id}
+			}
+		}
+	}
+	if ap.Knowledge != "" || inText {
+		if f, ok := c.knowledgeSupport(keys, ap.Knowledge, msg); ok {
+			return f
+		}
+	}
+	hard := role == RoleIdentifier
+	if h, ok := c.hiddenFind(keys, msg); ok {
+		ev := nowhere()
+		ev.Found = "hidden"
+		ev.Hidden, ev.HiddenEntry, ev.HiddenMessage = h.describe(c.t), h.entry, h.msg
+		return finding{status: StatusHiddenOnly, reason: ReasonHiddenLeak, sev: sevFail, ev: ev, ent: id}
+	}
+	// A value of a knowledge table (a real airport code) that nothing
+	// visible names still needs outside knowledge, not invention.
+	for _, k := range keys {
+		for name, t := range c.rt.knowledge {
+			if _, ok := t[k]; ok {
+				ev := nowhere()
+				ev.Note = "a known " + name + " value; nothing visible names it"
+				return finding{status: StatusKnowledge, reason: ReasonKnowledge, sev: sevAmbiguous, ev: ev, ent: id}
+			}
+		}
+	}
+	sev := sevAmbiguous
+	if hard {
+		sev = sevFail
+	}
+	if how == howBadEcho {
+		e := &c.ents[id]
+		ev := nowhere()
+		ev.Found = "visible"
+		ev.Message, ev.Start, ev.End, ev.JSONPath = int(e.echo.msg), int(e.echo.start), int(e.echo.end), e.echo.path
+		ev.Note = "only a tool echo of the agent's own unsupported value (message " + strconv.Itoa(int(e.agent.msg)) + "); echoes are not evidence"
+		return finding{status: StatusEcho, reason: ReasonEcho, sev: sev, ev: ev, ent: id}
+	}
+	ev := nowhere()
+	if how == howAgent {
+		ev.Note = "visible only in the agent's own earlier message " + strconv.Itoa(int(c.ents[id].agent.msg))
+	}
+	return finding{status: StatusUnsupported, reason: ReasonUnsupported, sev: sev, ev: ev, ent: id}
+}
+
+// dateSupport checks an ISO date, date-time or clock time. ok is false when
+// s is none of these.
+func (c *checker) dateSupport(s string, msg int) (finding, bool) {
+	var keys []string
+	var parts []string
+	if y, mo, d, ok := parseISODate(s); ok {
+		keys = append(keys, string(appendDateKey(nil, y, mo, d)))
+		parts = append(parts, s[:10])
+		if len(s) > 11 && (s[10] == 'T' || s[10] == ' ') {
+			if h, mi, _, ok := parseClock(s[11:]); ok {
+				keys = append(keys, string(appendTimeKey(nil, h, mi)))
+				parts = append(parts, s[11:])
+			}
+		}
+	} else if h, mi, n, ok := parseClock(s); ok && n == len(s) {
+		keys = append(keys, string(appendTimeKey(nil, h, mi)))
+		parts = append(parts, s)
+	} else {
+		return finding{}, false
+	}
+	// Every part (date, time) must be supported; report the weakest.
+	var out finding
+	for i, k := range keys {
+		id, o, how := c.lookup([]string{k}, false, msg)
+		var f finding
+		switch how {
+		case howSup, howEcho, howConfirmed:
+			ev, literal := c.visibleEvidence(o, parts[i])
+			f = finding{status: StatusLiteral, ev: ev, ent: id, how: how}
+			if !literal {
+				f.status, f.reason = StatusNormalized, ReasonNormalized
+			}
+			if how == howConfirmed {
+				f.ev.Note = "proposed by the agent and accepted by the user at message " + strconv.Itoa(int(c.ents[id].confirmBy))
+			}
+		default:
+			f = c.notVisible([]string{k}, s, ArgProfile{}, how, id, msg, RoleDatetime, false)
+		}
+		if i == 0 || f.sev > out.sev || (f.sev == out.sev && f.status == StatusNormalized) {
+			out = f
+		}
+	}
+	return out, true
+}
+
+// amountSupport checks a number in an amount role: literal, normalized
+// (number forms, sign), derived by a little arithmetic, or not.
+func (c *checker) amountSupport(v float64, raw, path string, msg int, inText bool) finding {
+	if c.weakNumber(v) {
+		return c.weakSupport(v, raw, path, msg)
+	}
+	keys := []string{numberKey(v)}
+	id, o, how := c.lookup(keys, false, msg)
+	switch how {
+	case howSup, howEcho, howConfirmed:
+		ev, literal := c.visibleEvidence(o, raw)
+		f := finding{status: StatusLiteral, ev: ev, ent: id, how: how}
+		if !literal {
+			f.status, f.reason = StatusNormalized, ReasonNormalized
+		}
+		if how == howConfirmed {
+			f.ev.Note = "proposed by the agent and accepted by the user at message " + strconv.Itoa(int(c.ents[id].confirmBy))
+		}
+		return f
+	}
+	// A refund shown as a negative payment.
+	if nid, no, nhow := c.lookup([]string{numberKey(-v)}, false, msg); nhow == howSup {
+		ev, _ := c.visibleEvidence(no, raw)
+		ev.Normalization = strconv.Quote(c.spanText(no)) + " → " + raw + " (sign)"
+		return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: nid, how: nhow}
+	}
+	if der, ok := c.derive(v, msg); ok {
+		ev := nowhere()
+		ev.Found = "derived"
+		ev.Derivation = der
+		return finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
+	}
+	return c.notVisible(keys, raw, ArgProfile{}, how, id, msg, RoleAmount, inText)
+}
+
+func (c *checker) spanText(o occ) string {
+	if o.msg < 0 {
+		return ""
+	}
+	content := c.t.Messages[o.msg].Content
+	if int(o.end) > len(content) || o.start < 0 || o.start > o.end {
+		return ""
+	}
+	return content[o.start:o.end]
+}
+
+// enumSupport checks an enum or boolean value. The visible schema lists the
+// allowed values, so they are supported, unless the profile says the user
+// must have chosen the value (cabin, insurance): then the user must have
+// said it, or accepted the agent's listing of it, or it is what the record
+// being changed already holds.
+func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *callInfo, msg int) finding {
+	raw := l.s
+	if l.kind != 's' {
+		raw = l.raw
+	}
+	key := stringKey(raw)
+	if l.kind == 'n' {
+		key = numberKey(l.f)
+	}
+	enum := enumValues(schema.propertySchema(l.segs))
+	inEnum := false
+	for _, e := range enum {
+		if e == key {
+			inEnum = true
+		}
+	}
+	if l.kind == 'b' {
+		inEnum = true
+	}
+	if !ap.UserChoice {
+		if inEnum {
+			ev := nowhere()
+			ev.Found = "schema"
+			return finding{status: StatusEnum, ev: ev, ent: -1}
+		}
+		return c.identSupport(l, ArgProfile{Role: RoleIdentifier}, nil, ci, msg, false)
+	}
+	// The user said it: "economy", "one way", "no insurance".
+	argName := ""
+	for k := len(l.segs) - 1; k >= 0; k-- {
+		if l.segs[k].key != "" {
+			argName = l.segs[k].key
+			break
+		}
+	}
+	yesNo := key == "s:yes" || key == "s:no" || key == "s:true" || key == "s:false"
+	if yesNo {
+		if m, s, e, ok := c.userYesNo(argName, key == "s:yes" || key == "s:true", msg); ok {
+			ev, _ := c.visibleEvidence(occ{msg: int32(m), start: int32(s), end: int32(e)}, raw)
+			ev.Normalization = strconv.Quote(c.t.Messages[m].Content[s:e]) + " → " + raw + " (the user's answer about " + strings.ReplaceAll(argName, "_", " ") + ")"
+			return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
+		}
+	} else {
+		for _, um := range c.userMsgs {
+			if int(um) >= msg {
+				break
+			}
+			if s, e, ok := phraseIn(c.t.Messages[um].Content, raw); ok {
+				ev, _ := c.visibleEvidence(occ{msg: um, start: int32(s), end: int32(e)}, raw)
+				if ev.Normalization == "" {
+					return finding{status: StatusLiteral, ev: ev, ent: -1}
+				}
+				return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
+			}
+		}
+	}
+	if id, ok := c.find(key); ok {
+		e := &c.ents[id]
+		// Accepted in the agent's listing.
+		if e.confirmed.ok() && e.confirmBy >= 0 && int(e.confirmBy) < msg && !yesNo {
+			ev, _ := c.visibleEvidence(e.confirmed, raw)
+			ev.Note = "proposed by the agent and accepted by the user at message " + strconv.Itoa(int(e.confirmBy))
+			return finding{status: StatusLiteral, ev: ev, ent: id}
+		}
+		// What the record being changed holds (the reservation's cabin).
+		if ci != nil {
+			for _, r := range ci.identEnts {
+				if c.records[[2]int32{r, id}] {
+					ev := nowhere()
+					ev.Found = "visible"
+					ev.Message = -1
+					if e.sup.ok() {
+						ev, _ = c.visibleEvidence(e.sup, raw)
+					}
+					ev.Note = "the value the record being changed (" + strings.TrimPrefix(c.ents[r].key, "s:") + ") already holds"
+					return finding{status: StatusLiteral, ev: ev, ent: id}
+				}
+			}
+		}
+	}
+	if yesNo {
+		if m, ok := c.agentAskedConfirmed(argName, msg); ok {
+			ev := nowhere()
+			ev.Found = "visible"
+			ev.Message = m
+			ev.Note = "the agent named " + strings.ReplaceAll(argName, "_", " ") + " and the user accepted"
+			return finding{status: StatusLiteral, ev: ev, ent: -1}
+		}
+	}
+	ev := nowhere()
+	if inEnum {
+		ev.Found = "schema"
+	}
+	ev.Note = "the schema allows it, but nothing visible says the user chose it"
+	sev := sevAmbiguous
+	if c.rt.choiceFail {
+		sev = sevFail
+	}
+	return finding{status: StatusChoice, reason: ReasonChoice, sev: sev, ev: ev, ent: -1}
+}
+
+// stems are the content words of an argument name, for context matching:
+// total_baggages → [baggage].
+func stems(name string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
+		switch w {
+		case "total", "number", "num", "count", "new", "old", "id", "of", "the", "amount", "is", "updated", "nonfree", "non", "free", "n", "a":
+			continue
+		}
+		if len(w) >= 3 {
+			out = append(out, stem(w))
+		}
+	}
+	return out
+}
+
+func stem(w string) string {
+	w = strings.ToLower(w)
+	if strings.HasSuffix(w, "ies") && len(w) > 4 {
+		return w[:len(w)-3] + "y"
+	}
+	if strings.HasSuffix(w, "es") && len(w) > 4 {
+		w = w[:len(w)-2]
+	} else if strings.HasSuffix(w, "s") && len(w) > 3 {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+func stemMatch(a, b string) bool {
+	if len(a) < 3 || len(b) < 3 {
+		return false
+	}
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// nearWords returns the words within a few words of [start,end) in text.
+func nearWords(text string, start, end int) []string {
+	var out []string
+	// after
+	i := end
+	for n := 0; n < 3 && i < len(text); n++ {
+		for i < len(text) && !letterByte(text[i]) {
+			if text[i] == '\n' || text[i] == '.' || text[i] == ';' {
+				i = len(text)
+				break
+			}
+			i++
+		}
+		j := i
+		for j < len(text) && letterByte(text[j]) {
+			j++
+		}
+		if j > i {
+			out = append(out, stem(text[i:j]))
+		}
+		i = j
+	}
+	// before
+	i = start
+	for n := 0; n < 3 && i > 0; n++ {
+		for i > 0 && !letterByte(text[i-1]) {
+			if text[i-1] == '\n' || text[i-1] == '.' {
+				i = 0
+				break
+			}
+			i--
+		}
+		j := i
+		for j > 0 && letterByte(text[j-1]) {
+			j--
+		}
+		if j < i {
+			out = append(out, stem(text[j:i]))
+		}
+		i = j
+	}
+	return out
+}
+
+// weakSupport checks a small number: alone it proves nothing, but next to
+// the argument's own word ("3 checked bags" for total_baggages) it counts.
+func (c *checker) weakSupport(v float64, raw, path string, msg int) finding {
+	name := path
+	if k := strings.LastIndexAny(name, ".]"); k >= 0 {
+		name = name[k+1:]
+	}
+	st := stems(name)
+	if len(st) > 0 {
+		for _, s := range c.small {
+			if int(s.msg) >= msg || s.v != v {
+				continue
+			}
+			match := false
+			if s.jsonKey != "" {
+				// A record's own field: the same field, not a neighbour
+				// (total_baggages does not support nonfree_baggages).
+				match = s.jsonKey == name
+			} else if s.msg >= 0 {
+				match = anyStemMatch(st, nearWords(c.t.Messages[s.msg].Content, int(s.start), int(s.end)))
+			}
+			if match {
+				o := occ{msg: s.msg, start: s.start, end: s.end}
+				if s.jsonKey != "" {
+					o.path = s.jsonKey
+				}
+				ev, literal := c.visibleEvidence(o, raw)
+				ev.Note = "stated next to \"" + strings.Join(st, " ") + "\""
+				if literal {
+					return finding{status: StatusLiteral, ev: ev, ent: -1}
+				}
+				return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
+			}
+		}
+		if h, ok := c.hiddenContext(v, st, msg); ok {
+			ev := nowhere()
+			ev.Found = "hidden"
+			ev.Hidden, ev.HiddenEntry, ev.HiddenMessage = h.describe(c.t), h.entry, h.msg
+			ev.Note = "the hidden context states it next to \"" + strings.Join(st, " ") + "\"; nothing visible does"
+			return finding{status: StatusHiddenOnly, reason: ReasonHiddenLeak, sev: sevFail, ev: ev, ent: -1}
+		}
+	}
+	ev := nowhere()
+	ev.Note = "a small number proves nothing alone"
+	return finding{status: StatusWeak, reason: ReasonWeak, sev: sevAmbiguous, ev: ev, ent: -1}
+}
+
+func stemsOfKey(k string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(k), func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
+		out = append(out, stem(w))
+	}
+	return out
+}
+
+func anyStemMatch(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if stemMatch(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// userYesNo finds the user's answer about an argument ("No, I do not want
+// travel insurance"): a user message naming the argument's word, negated or
+// not as the value says.
+func (c *checker) userYesNo(argName string, yes bool, msg int) (int, int, int, bool) {
+	st := stems(argName)
+	if len(st) == 0 {
+		return 0, 0, 0, false
+	}
+	for k := len(c.userMsgs) - 1; k >= 0; k-- {
+		um := int(c.userMsgs[k])
+		if um >= msg {
+			continue
+		}
+		text := c.t.Messages[um].Content
+		low := strings.ToLower(text)
+		for _, s := range st {
+			at := strings.Index(low, s)
+			if at < 0 {
+				continue
+			}
+			// The clause around the word decides.
+			from := strings.LastIndexAny(low[:at], ".!?\n")
+			to := strings.IndexAny(low[at:], ".!?\n")
+			if to < 0 {
+				to = len(low)
+			} else {
+				to += at
+			}
+			clause := low[from+1 : to]
+			neg := containsWord(clause, "no") || containsWord(clause, "not") || containsWord(clause, "don't") ||
+				containsWord(clause, "do not") || containsWord(clause, "without") || containsWord(clause, "decline") || containsWord(clause, "skip")
+			if neg != yes {
+				return um, at, at + len(s), true
+			}
+			return 0, 0, 0, false
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// agentAskedConfirmed: an agent text naming the argument's word was
+// accepted by the user.
+func (c *checker) agentAskedConfirmed(argName string, msg int) (int, bool) {
+	for _, s := range stems(argName) {
+		for k, e := range c.ents {
+			_ = k
+			if e.confirmBy >= 0 && int(e.confirmBy) < msg && strings.HasPrefix(e.key, "s:"+s) {
+				return int(e.confirmed.msg), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// phraseVisible finds a multi-word value in the visible non-agent text
+// messages before msg.
+func (c *checker) phraseVisible(s string, msg int) (int, int, int, bool) {
+	for _, m := range c.textMsgs {
+		if int(m) >= msg {
+			break
+		}
+		if st, e, ok := phraseIn(c.t.Messages[m].Content, s); ok {
+			return int(m), st, e, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// knowledgeSupport: the value is not visible, but a visible phrase names it
+// with outside knowledge (a city for its airport code).
+func (c *checker) knowledgeSupport(keys []string, table string, msg int) (finding, bool) {
+	for name, t := range c.rt.knowledge {
+		if table != "" && name != table {
+			continue
+		}
+		for _, k := range keys {
+			aliases, ok := t[k]
+			if !ok {
+				continue
+			}
+			for _, a := range aliases {
+				for _, m := range c.textMsgs {
+					if int(m) >= msg {
+						break
+					}
+					if s, e, ok := phraseIn(c.t.Messages[m].Content, a); ok {
+						ev := Evidence{Found: "visible", Message: int(m), Start: s, End: e, HiddenEntry: -1, HiddenMessage: -1}
+						ev.Note = strconv.Quote(c.t.Messages[m].Content[s:e]) + " names " + strings.ToUpper(strings.TrimPrefix(k, "s:")) + " only with outside knowledge (" + name + ")"
+						return finding{status: StatusKnowledge, reason: ReasonKnowledge, sev: sevAmbiguous, ev: ev, ent: -1}, true
+					}
+				}
+			}
+		}
+	}
+	return finding{}, false
+}
+
+// derive looks for value as a little arithmetic over visible numbers: the
+// sum of a group of values in one JSON observation (the prices of a
+// reservation's flights, the balances of a user's gift cards) or of a few of
+// them, such a sum times 2..5, and a ± b or a × k over the numbers of the
+// last few short messages (an error that states a total, a calculator
+// result). Group sums are computed once per observation.
+func (c *checker) derive(v float64, msg int) (string, bool) {
+	const eps = 1e-6
+	c.groupSumsUpTo(msg)
+	if d, ok := c.sums[numberKey(v)]; ok && d.msg < msg {
+		return d.text, true
+	}
+	// Recent non-agent messages with numbers.
+	var recent []int32
+	for k := len(c.nums) - 1; k >= 0 && len(recent) < 4; k-- {
+		m := c.nums[k].msg
+		if int(m) >= msg {
+			continue
+		}
+		if len(recent) == 0 || recent[len(recent)-1] != m {
+			recent = append(recent, m)
+		}
+	}
+	// a ± b and a × k over the numbers of recent short messages.
+	var pool []numOcc
+	for _, m := range recent {
+		n := 0
+		for k := len(c.nums) - 1; k >= 0; k-- {
+			if c.nums[k].msg == m {
+				n++
+			}
+		}
+		if n > 6 {
+			continue
+		}
+		for _, x := range c.nums {
+			if x.msg == m && !c.weakNumber(x.v) {
+				pool = append(pool, x)
+			}
+		}
+	}
+	for i, a := range pool {
+		for k := 2.0; k <= 5; k++ {
+			if math.Abs(a.v*k-v) < eps {
+				return fmtNum(a.v) + " (message " + strconv.Itoa(int(a.msg)) + ") × " + fmtNum(k) + " = " + fmtNum(v), true
+			}
+		}
+		for j, b := range pool {
+			if i == j {
+				continue
+			}
+			if j > i && math.Abs(a.v+b.v-v) < eps {
+				return fmtNum(a.v) + " (message " + strconv.Itoa(int(a.msg)) + ") + " + fmtNum(b.v) + " (message " + strconv.Itoa(int(b.msg)) + ") = " + fmtNum(v), true
+			}
+			if math.Abs(a.v-b.v-v) < eps {
+				return fmtNum(a.v) + " (message " + strconv.Itoa(int(a.msg)) + ") − " + fmtNum(b.v) + " (message " + strconv.Itoa(int(b.msg)) + ") = " + fmtNum(v), true
+			}
+		}
+	}
+	return "", false
+}
+
+// derivation is a number a group of an observation sums to.
+type derivation struct {
+	msg  int
+	text string
+}
+
+// groupSumsUpTo adds the group sums of the JSON observations before msg not
+// yet summed. A group is the numbers of one observation that share a path
+// once indexes and id-like keys are wildcarded (flights[*].price,
+// payment_methods.*.amount); siblings (only the last index wildcarded) of up
+// to 8 values give every subset sum, wider groups of up to 6 too, else only
+// the total.
+func (c *checker) groupSumsUpTo(msg int) {
+	if c.sums == nil {
+		c.sums = map[string]derivation{}
+	}
+	for _, m := range c.jsonMsgs {
+		if int(m) >= msg || int(m) <= c.summedTo {
+			continue
+		}
+		c.summedTo = int(m)
+		content := c.t.Messages[m].Content
+		groups := map[string][]float64{}
+		var order []string
+		c.jw.walkLeaves(content, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
+			if kind != 'n' {
+				return
+			}
+			// siblings: only the last index wildcarded
+			last := -1
+			for i := len(w.segs) - 1; i >= 0; i-- {
+				if w.segs[i].key == "" && w.segs[i].index >= 0 {
+					last = i
+					break
+				}
+			}
+			if last >= 0 {
+				saved := w.segs[last].index
+				w.segs[last].index = wildIndex
+				g := "s\x00" + string(w.appendPath(nil))
+				w.segs[last].index = saved
+				if _, ok := groups[g]; !ok {
+					order = append(order, g)
+				}
+				groups[g] = append(groups[g], f)
+			}
+			// wide: every index and id-like key wildcarded
+			var b []byte
+			b = append(b, "w\x00"...)
+			wild := false
+			for _, sg := range w.segs {
+				switch {
+				case sg.key == "" && sg.index >= 0:
+					b = append(b, "[*]"...)
+					wild = true
+				case strings.IndexAny(sg.key, "0123456789") >= 0:
+					b = append(b, ".*"...)
+					wild = true
+				default:
+					b = append(b, '.')
+					b = append(b, sg.key...)
+				}
+			}
+			if wild {
+				g := string(b)
+				if _, ok := groups[g]; !ok {
+					order = append(order, g)
+				}
+				groups[g] = append(groups[g], f)
+			}
+		})
+		for _, g := range order {
+			xs := groups[g]
+			if len(xs) < 2 {
+				continue
+			}
+			label := g[2:]
+			where := " (" + label + " in message " + strconv.Itoa(int(m)) + ")"
+			sum := 0.0
+			for _, x := range xs {
+				sum += x
+			}
+			if len(xs) <= 8 {
+				parts := make([]string, len(xs))
+				for i, x := range xs {
+					parts[i] = fmtNum(x)
+				}
+				c.addSum(sum, int(m), strings.Join(parts, " + ")+where+" = "+fmtNum(sum))
+			} else {
+				c.addSum(sum, int(m), "sum of "+strconv.Itoa(len(xs))+" values"+where+" = "+fmtNum(sum))
+			}
+			for k := 2.0; k <= 5; k++ {
+				c.addSum(sum*k, int(m), fmtNum(k)+" × sum"+where+" = "+fmtNum(sum*k))
+			}
+			limit := 8
+			if g[0] == 'w' {
+				limit = 6
+			}
+			if len(xs) > limit {
+				continue
+			}
+			for mask := 1; mask < 1<<len(xs); mask++ {
+				if mask&(mask-1) == 0 {
+					continue // a single value is not a derivation
+				}
+				s := 0.0
+				var parts []string
+				for i := range xs {
+					if mask&(1<<i) != 0 {
+						s += xs[i]
+						parts = append(parts, fmtNum(xs[i]))
+					}
+				}
+				c.addSum(s, int(m), strings.Join(parts, " + ")+where+" = "+fmtNum(s))
+			}
+		}
+	}
+}
+
+func (c *checker) addSum(v float64, msg int, text string) {
+	if c.weakNumber(v) {
+		return
+	}
+	k := numberKey(v)
+	if _, ok := c.sums[k]; !ok {
+		c.sums[k] = derivation{msg: msg, text: text}
+	}
+}
+
+// deriveDate finds a date the user described relative to a visible one:
+// "the day after", "delay it by one day", "a week later".
+func (c *checker) deriveDate(y, mo, d int, msg int) (string, bool) {
+	type rel struct {
+		days  int
+		words []string
+	}
+	rels := []rel{
+		{1, []string{"day after", "next day", "following day", "one day later", "a day later", "1 day later", "by one day", "by a day", "by 1 day"}},
+		{-1, []string{"day before", "previous day", "one day earlier", "a day earlier", "1 day earlier"}},
+		{7, []string{"week later", "a week after", "one week after", "next week", "by a week", "by one week"}},
+		{-7, []string{"week earlier", "a week before", "one week before"}},
+	}
+	for _, um := range c.userMsgs {
+		if int(um) >= msg {
+			break
+		}
+		low := strings.ToLower(c.t.Messages[um].Content)
+		for _, r := range rels {
+			for _, w := range r.words {
+				if !strings.Contains(low, w) {
+					continue
+				}
+				// The visible date it is relative to.
+				by, bm, bd := addDaysSigned([3]int{y, mo, d}, -r.days)
+				key := string(appendDateKey(nil, by, bm, bd))
+				if id, ok := c.find(key); ok && c.ents[id].sup.ok() && int(c.ents[id].sup.msg) < msg {
+					return fmtDate(by, bm, bd) + " (message " + strconv.Itoa(int(c.ents[id].sup.msg)) + ") " + strconv.Quote(w) + " as the user said (message " + strconv.Itoa(int(um)) + ")", true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func fmtDate(y, m, d int) string { return string(appendDateKey(nil, y, m, d))[2:] }
+
+// addDaysSigned moves a date by n days (n may be negative).
+func addDaysSigned(ref [3]int, n int) (int, int, int) {
+	if n >= 0 {
+		return addDays(ref, n)
+	}
+	y, m, d := ref[0], ref[1], ref[2]
+	for ; n < 0; n++ {
+		d--
+		if d < 1 {
+			m--
+			if m < 1 {
+				m = 12
+				y--
+			}
+			d = monthDays[m]
+			if m == 2 && !(y%4 == 0 && (y%100 != 0 || y%400 == 0)) {
+				d = 28
+			}
+		}
+	}
+	return y, m, d
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// rawJSON quotes s as a JSON string.
+func rawJSON(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}

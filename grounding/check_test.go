@@ -1,0 +1,480 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+)
+
+// checkCase is one table test: a trajectory, the decision to look at, and
+// what the engine must say about it.
+type checkCase struct {
+	name    string
+	in      *Trajectory
+	profile string // "" = ProfileFor(domain)
+	msg     int
+	call    int // -1 for the text reply
+	verdict Verdict
+	reason  string // a reason code the decision must carry ("" = none required)
+	absent  string // a reason code it must not carry
+	arg     string // an argument path (or a value stated in text)
+	status  string // that argument's status
+	where   string // a substring of the rendered evidence
+}
+
+func runCheckCases(t *testing.T, cases []checkCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			var p *Profile
+			if tt.profile != "" {
+				var err error
+				if p, err = LoadProfile(tt.profile); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := Check(tt.in, p)
+			d := decisionAt(t, r, tt.msg, tt.call)
+			if d.Verdict != tt.verdict {
+				t.Errorf("Check(%s) decision %d/%d = %s, want %s", tt.name, tt.msg, tt.call, describeDecision(d), tt.verdict)
+			}
+			if tt.reason != "" && !hasString(d.Reasons, tt.reason) {
+				t.Errorf("Check(%s) reasons = %v, want %s in them\n%s", tt.name, d.Reasons, tt.reason, describeDecision(d))
+			}
+			if tt.absent != "" && hasString(d.Reasons, tt.absent) {
+				t.Errorf("Check(%s) reasons = %v, want no %s", tt.name, d.Reasons, tt.absent)
+			}
+			if tt.arg != "" {
+				a, ok := argAt(d, tt.arg)
+				if !ok {
+					t.Fatalf("Check(%s) has no argument %q:\n%s", tt.name, tt.arg, describeDecision(d))
+				}
+				if tt.status != "" && a.Status != tt.status {
+					t.Errorf("Check(%s) %s status = %s (%s), want %s", tt.name, tt.arg, a.Status, a.Where, tt.status)
+				}
+				if tt.where != "" && !strings.Contains(a.Where.String(), tt.where) {
+					t.Errorf("Check(%s) %s evidence = %q, want it to mention %q", tt.name, tt.arg, a.Where.String(), tt.where)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckExecution covers e_t: errors, missing observations, schema
+// violations and undecodable arguments.
+func TestCheckExecution(t *testing.T) {
+	lookup := `{"type":"object","properties":{"user_id":{"type":"string"}},"required":["user_id"]}`
+	runCheckCases(t, []checkCase{
+		{
+			name: "error observation",
+			in: traj("generic").tool("get_user", lookup).user("I am mia_li_3668").
+				call("get_user", `{"user_id":"mia_li_3668"}`, "Error: user not found").build(),
+			msg: 1, call: 0, verdict: VerdictFail, reason: ReasonExecError,
+		},
+		{
+			name: "error by profile pattern",
+			in: traj("swe").sys("You can run bash commands with the bash tool.").user("run the tests in test_x.py").
+				call("bash", `{"command":"pytest test_x.py"}`, "Traceback (most recent call last):\n  File x").build(),
+			msg: 2, call: 0, verdict: VerdictFail, reason: ReasonExecError,
+		},
+		{
+			name: "no observation",
+			in: traj("generic").tool("get_user", lookup).user("I am mia_li_3668").
+				call("get_user", `{"user_id":"mia_li_3668"}`, "-").build(),
+			msg: 1, call: 0, verdict: VerdictFail, reason: ReasonNoObservation,
+		},
+		{
+			name: "schema violation",
+			in: traj("generic").tool("get_user", lookup).user("I am mia_li_3668").
+				call("get_user", `{"user":"mia_li_3668"}`, `{"ok":true}`).build(),
+			msg: 1, call: 0, verdict: VerdictFail, reason: ReasonSchema,
+		},
+		{
+			name: "undecodable arguments",
+			in: traj("generic").tool("get_user", lookup).user("I am mia_li_3668").
+				call("get_user", `{"user_id": mia_li_3668`, `{"ok":true}`).build(),
+			msg: 1, call: 0, verdict: VerdictFail, reason: ReasonSchema,
+		},
+		{
+			name: "profile schema when the log lists no tools",
+			in: traj("airline").sys(airlinePolicy).user("my user id is mia_li_3668").
+				call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build(),
+			msg: 2, call: 0, verdict: VerdictPass, absent: ReasonSchema, arg: "user_id", status: StatusLiteral,
+		},
+		{
+			name: "failed call then grounded recovery: the failure",
+			in: traj("airline").sys(airlinePolicy).user("my user id is mia_li_3668").
+				call("get_user_details", `{"user_id":"mia_li_366"}`, "Error: user not found").
+				call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build(),
+			msg: 2, call: 0, verdict: VerdictFail, reason: ReasonExecError,
+		},
+		{
+			name: "failed call then grounded recovery: the recovery",
+			in: traj("airline").sys(airlinePolicy).user("my user id is mia_li_3668").
+				call("get_user_details", `{"user_id":"mia_li_366"}`, "Error: user not found").
+				call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build(),
+			msg: 4, call: 0, verdict: VerdictPass, arg: "user_id", status: StatusLiteral, where: "message 1",
+		},
+	})
+}
+
+// TestCheckToolVisibility covers vis.tool_unseen.
+func TestCheckToolVisibility(t *testing.T) {
+	runCheckCases(t, []checkCase{
+		{
+			name: "tool absent from the tool list",
+			in: traj("generic").tools("get_user").user("delete account mia_li_3668").
+				call("delete_user", `{"user_id":"mia_li_3668"}`, `{"ok":true}`).build(),
+			msg: 1, call: 0, verdict: VerdictFail, reason: ReasonToolUnseen,
+		},
+		{
+			name: "tool named in the visible system prompt",
+			in: traj("swe").sys("Tools: bash runs a shell command.").user("list files").
+				call("bash", `{"command":"ls"}`, "a.py\nb.py").build(),
+			msg: 2, call: 0, verdict: VerdictPass, absent: ReasonToolUnseen,
+		},
+		{
+			name: "no tools list and none named",
+			in:   traj("generic").user("list files").call("bash", `{"command":"ls"}`, "a.py").build(),
+			msg:  1, call: 0, verdict: VerdictFail, reason: ReasonToolUnseen,
+		},
+	})
+}
+
+// TestCheckVisibility covers literal matches and the tricky non-matches.
+func TestCheckVisibility(t *testing.T) {
+	base := func() *tb { return traj("airline").sys(airlinePolicy).user("Hi, my user id is mia_li_3668.") }
+	runCheckCases(t, []checkCase{
+		{
+			name: "literal from the user",
+			in:   base().call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build(),
+			msg:  2, call: 0, verdict: VerdictPass, arg: "user_id", status: StatusLiteral, where: "message 1 [",
+		},
+		{
+			name: "literal inside a JSON observation",
+			in: base().call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+				call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).build(),
+			msg: 4, call: 0, verdict: VerdictPass, arg: "reservation_id", status: StatusLiteral, where: "reservations[0]",
+		},
+		{
+			name: "visible only after the decision",
+			in: traj("airline").sys(airlinePolicy).
+				call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+				user("my user id is mia_li_3668").build(),
+			msg: 1, call: 0, verdict: VerdictFail, reason: ReasonUnsupported, arg: "user_id", status: StatusUnsupported, where: "not found anywhere",
+		},
+		{
+			name: "id only in a hidden teacher hint",
+			in: base().hiddenMsg(HiddenTeacherHint, "teacher note: the reservation is ZFA04Y").
+				call("get_reservation_details", `{"reservation_id":"ZFA04Y"}`, `{"reservation_id":"ZFA04Y"}`).build(),
+			msg: 3, call: 0, verdict: VerdictFail, reason: ReasonHiddenLeak, arg: "reservation_id", status: StatusHiddenOnly, where: "hidden message 2 (teacher_hint)",
+		},
+		{
+			name: "id only in the user simulator's instruction",
+			in: base().hidden(HiddenUserInstruction, "You are mia_li_3668 and your reservation is ZFA04Y.").
+				call("get_reservation_details", `{"reservation_id":"ZFA04Y"}`, `{"reservation_id":"ZFA04Y"}`).build(),
+			msg: 2, call: 0, verdict: VerdictFail, reason: ReasonHiddenLeak, where: "user instruction (hidden entry 0)",
+		},
+		{
+			name: "substring of a longer visible id",
+			in: base().call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+				call("get_reservation_details", `{"reservation_id":"NO6JO"}`, "Error: reservation not found").build(),
+			msg: 4, call: 0, verdict: VerdictFail, arg: "reservation_id", status: StatusUnsupported,
+		},
+		{
+			name: "number part of an id is not the id",
+			in: base().call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":2,"nonfree_baggages":0,"payment_id":"4421486"}`, "Error: payment not found").build(),
+			msg: 4, call: 0, verdict: VerdictFail, arg: "payment_id", status: StatusUnsupported,
+		},
+		{
+			name: "small numbers prove nothing",
+			in: base().call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+				call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+				user("Add bags to NO6JO3 please, charge my 7447 card.").
+				say("I will add bags to NO6JO3 and charge your card ending in 7447. Shall I proceed?").user("Yes.").
+				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":3,"nonfree_baggages":1,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
+			msg: 9, call: 0, verdict: VerdictAmbiguous, reason: ReasonWeak, arg: "total_baggages", status: StatusWeak,
+		},
+		{
+			name: "a small number next to its word",
+			in: base().call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+				call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+				user("I want three checked bags on NO6JO3.").
+				call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+				say("I will set NO6JO3 to 3 checked bags, 2 of them at $50 each, charged to your card ending in 7447. Shall I proceed?").
+				user("Yes please.").
+				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":3,"nonfree_baggages":0,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
+			msg: 11, call: 0, arg: "total_baggages", status: StatusNormalized, where: "three",
+			verdict: VerdictAmbiguous, // nonfree_baggages 0 stays weak
+		},
+		{
+			name: "a small number stated only in hidden context",
+			in: base().hidden(HiddenUserInstruction, "You have 3 baggages.").
+				call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+				call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":3,"nonfree_baggages":0,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
+			msg: 6, call: 0, verdict: VerdictFail, reason: ReasonHiddenLeak, arg: "total_baggages", status: StatusHiddenOnly,
+		},
+	})
+}
+
+// TestCheckNormalization covers every normalization: case and spacing,
+// number forms, dates in several forms against the visible current date,
+// clock times, last four digits, yes/no answers and number words.
+func TestCheckNormalization(t *testing.T) {
+	search := func(userText, date string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user(userText).
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"`+date+`"}`, "[]").build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "date: May 20th", in: search("From JFK to SEA on May 20th please.", "2024-05-20"), msg: 2, call: 0,
+			verdict: VerdictPass, reason: ReasonNormalized, arg: "date", status: StatusNormalized, where: "year 2024"},
+		{name: "date: 20 May", in: search("JFK to SEA, 20 May.", "2024-05-20"), msg: 2, call: 0,
+			verdict: VerdictPass, arg: "date", status: StatusNormalized},
+		{name: "date: the 20th of May", in: search("JFK to SEA on the 20th of May.", "2024-05-20"), msg: 2, call: 0,
+			verdict: VerdictPass, arg: "date", status: StatusNormalized},
+		{name: "date: May 20, 2024", in: search("JFK to SEA on May 20, 2024.", "2024-05-20"), msg: 2, call: 0,
+			verdict: VerdictPass, arg: "date", status: StatusNormalized},
+		{name: "date: 05/20/2024", in: search("JFK to SEA on 05/20/2024.", "2024-05-20"), msg: 2, call: 0,
+			verdict: VerdictPass, arg: "date", status: StatusNormalized},
+		{name: "date: 5/20", in: search("JFK to SEA on 5/20.", "2024-05-20"), msg: 2, call: 0,
+			verdict: VerdictPass, arg: "date", status: StatusNormalized},
+		{name: "date: ISO", in: search("JFK to SEA on 2024-05-20.", "2024-05-20"), msg: 2, call: 0,
+			verdict: VerdictPass, arg: "date", status: StatusLiteral},
+		{name: "date: tomorrow", in: search("JFK to SEA tomorrow.", "2024-05-16"), msg: 2, call: 0,
+			verdict: VerdictPass, arg: "date", status: StatusNormalized, where: "tomorrow"},
+		{name: "date: the day after a visible date", in: traj("airline").sys(airlinePolicy).
+			user("Move my May 23 flight to the day after, JFK to SEA.").
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-24"}`, "[]").build(),
+			msg: 2, call: 0, verdict: VerdictPass, reason: ReasonDerived, arg: "date", status: StatusDerived},
+		{name: "date: wrong day", in: search("JFK to SEA on May 20th please.", "2024-05-21"), msg: 2, call: 0,
+			verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "date", status: StatusUnsupported},
+		{name: "date: a year without a visible reference", in: traj("airline").user("JFK to SEA on May 20th please.").
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, "[]").build(),
+			msg: 1, call: 0, verdict: VerdictAmbiguous, arg: "date", status: StatusUnsupported},
+		{name: "case and spacing", in: traj("airline").sys(airlinePolicy).user("my user id is MIA_LI_3668").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build(),
+			msg: 2, call: 0, verdict: VerdictPass, reason: ReasonNormalized, arg: "user_id", status: StatusNormalized, where: "case"},
+		{name: "number form: 250.0 and $250", in: traj("generic").tool("refund", `{"type":"object","properties":{"amount":{"type":"number"}}}`).
+			user("Please refund $250.").call("refund", `{"amount":250}`, `{"ok":true}`).build(),
+			msg: 1, call: 0, verdict: VerdictPass, arg: "amount", status: StatusNormalized, where: "$ amount"},
+		{name: "number form: calculator 255.0", in: traj("airline").sys(airlinePolicy).user("What is 152 plus 103?").
+			call("calculate", `{"expression":"152 + 103"}`, "255.0").say("The total is $255.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, arg: "$255", status: StatusNormalized, where: "255.0"},
+		{name: "number form: thousands separator", in: traj("airline").sys(airlinePolicy).user("id mia_li_3668").
+			call("calculate", `{"expression":"6594 + 3925"}`, "10519.0").say("You saved $10,519 in total.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, arg: "$10,519", status: StatusNormalized},
+		{name: "clock time: 7:00 PM", in: traj("airline").sys(airlinePolicy).user("id mia_li_3668").
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-15"}`,
+				`[{"flight_number":"HAT136","scheduled_departure_time_est":"19:00:00"}]`).
+			say("HAT136 leaves at 7:00 PM.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, arg: "7:00 PM", status: StatusNormalized, where: "19:00:00"},
+		{name: "last four to a listed payment id", in: traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668.").call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("I will add 1 bag to NO6JO3 for $50. Which card should I charge?").
+			user("Yes, charge my card ending in 7447.").
+			call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":2,"nonfree_baggages":1,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
+			msg: 8, call: 0, arg: "payment_id", status: StatusLiteral, where: "last_four 7447", verdict: VerdictAmbiguous},
+		{name: "yes/no answer to a boolean-like enum", in: traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668, one way economy, and no, I do not want travel insurance.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say("Booking HAT136 on 2024-05-20 from JFK to SEA in economy, one way, paid with credit_card_4421486. Confirm?").
+			user("Yes.").
+			call("book_reservation", `{"user_id":"mia_li_3668","origin":"JFK","destination":"SEA","flight_type":"one_way","cabin":"economy","flights":[{"flight_number":"HAT136","date":"2024-05-20"}],"passengers":[{"first_name":"Mia","last_name":"Li","dob":"1990-04-05"}],"payment_methods":[{"payment_id":"credit_card_4421486","amount":152}],"total_baggages":0,"nonfree_baggages":0,"insurance":"no"}`, `{"reservation_id":"HATHAT"}`).build(),
+			msg: 6, call: 0, arg: "insurance", status: StatusNormalized, where: "the user's answer about insurance", verdict: VerdictFail},
+		{name: "enum value of the visible schema", in: traj("generic").
+			tool("set_mode", `{"type":"object","properties":{"mode":{"type":"string","enum":["fast","safe"]}}}`).
+			user("Set the mode please.").call("set_mode", `{"mode":"safe"}`, `{"ok":true}`).build(),
+			msg: 1, call: 0, verdict: VerdictPass, arg: "mode", status: StatusEnum, where: "enum"},
+	})
+}
+
+// TestCheckDerived covers arithmetic over visible numbers.
+func TestCheckDerived(t *testing.T) {
+	runCheckCases(t, []checkCase{
+		{name: "sum of a reservation's flight prices", in: traj("airline").sys(airlinePolicy).user("id mia_li_3668, reservation NO6JO3").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("Your two flights cost $255 together.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, reason: ReasonDerived, arg: "$255", status: StatusDerived, where: "152 + 103"},
+		{name: "difference in an error message", in: traj("airline").sys(airlinePolicy).user("id mia_li_3668").
+			call("book_reservation", `{"user_id":"mia_li_3668"}`, "Error: payment amount does not add up, total price is 310, but paid 255").
+			say("There is $55 left to pay.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, arg: "$55", status: StatusDerived},
+		{name: "total of values the reply states", in: traj("airline").sys(airlinePolicy).user("id mia_li_3668").
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`,
+				`[{"flight_number":"HAT069","prices":{"basic_economy":51,"economy":121,"business":239}},{"flight_number":"HAT083","prices":{"basic_economy":87,"economy":100,"business":276}},{"flight_number":"HAT100","prices":{"basic_economy":77,"economy":131,"business":301}}]`).
+			call("search_direct_flight", `{"origin":"SEA","destination":"JFK","date":"2024-05-25"}`,
+				`[{"flight_number":"HAT276","prices":{"basic_economy":55,"economy":162,"business":490}},{"flight_number":"HAT021","prices":{"basic_economy":60,"economy":198,"business":398}},{"flight_number":"HAT089","prices":{"basic_economy":99,"economy":153,"business":377}}]`).
+			say("HAT069 costs $51 and HAT276 costs $55, so the round trip is $106.").build(),
+			msg: 6, call: -1, verdict: VerdictPass, arg: "$106", status: StatusDerived, where: "stated above"},
+		{name: "unsupported amount in a reply", in: traj("airline").sys(airlinePolicy).user("id mia_li_3668").
+			say("Your refund will be $2,210.").build(),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "$2,210", status: StatusUnsupported},
+	})
+}
+
+// TestCheckChoiceEchoKnowledge covers the rules real logs taught: choice,
+// echoes, contradictions and outside knowledge.
+func TestCheckChoiceEchoKnowledge(t *testing.T) {
+	withUser := func(userText string) *tb {
+		return traj("airline").sys(airlinePolicy).user(userText).
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("I can add one checked bag to NO6JO3 for $50. Shall I proceed?").
+			user("Yes, go ahead.")
+	}
+	bags := func(payment string) string {
+		return `{"reservation_id":"NO6JO3","total_baggages":2,"nonfree_baggages":1,"payment_id":"` + payment + `"}`
+	}
+	runCheckCases(t, []checkCase{
+		{name: "choice among three cards", in: withUser("I am mia_li_3668, reservation NO6JO3, use my credit card.").
+			call("update_reservation_baggages", bags("credit_card_1955700"), reservationNO6).build(),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, reason: ReasonChoice, arg: "payment_id", status: StatusChoice, where: "candidates"},
+		{name: "card singled out by its last four", in: withUser("I am mia_li_3668, reservation NO6JO3, use my card ending in 1907.").
+			call("update_reservation_baggages", bags("credit_card_1955700"), reservationNO6).build(),
+			msg: 8, call: 0, absent: ReasonChoice, arg: "payment_id", status: StatusLiteral, where: "last_four 1907", verdict: VerdictAmbiguous},
+		{name: "card singled out by its brand", in: withUser("I am mia_li_3668, reservation NO6JO3, use my mastercard.").
+			call("update_reservation_baggages", bags("credit_card_3331112"), reservationNO6).build(),
+			msg: 8, call: 0, absent: ReasonChoice, arg: "payment_id", where: "brand mastercard", verdict: VerdictAmbiguous},
+		{name: "contradiction: another card's last four", in: withUser("I am mia_li_3668, reservation NO6JO3, use my card ending in 7447.").
+			call("update_reservation_baggages", bags("credit_card_1955700"), reservationNO6).build(),
+			msg: 8, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "payment_id", status: StatusContradiction, where: "7447"},
+		{name: "echo of the agent's own guess", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668; cancel my trip.").
+			call("get_reservation_details", `{"reservation_id":"Q7ZZ01"}`, `{"reservation_id":"Q7ZZ01","user_id":"mia_li_3668","cabin":"business"}`).
+			say("Reservation Q7ZZ01 can be cancelled. Shall I proceed?").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"Q7ZZ01"}`, `{"reservation_id":"Q7ZZ01","status":"cancelled"}`).build(),
+			msg: 6, call: 0, verdict: VerdictFail, reason: ReasonEcho, arg: "reservation_id", status: StatusEcho, where: "echo"},
+		{name: "the guess itself", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668; cancel my trip.").
+			call("get_reservation_details", `{"reservation_id":"Q7ZZ01"}`, `{"reservation_id":"Q7ZZ01"}`).build(),
+			msg: 2, call: 0, verdict: VerdictFail, reason: ReasonUnsupported},
+		{name: "city to airport code needs knowledge", in: traj("airline").sys(airlinePolicy).
+			user("I want to fly from New York to Seattle on May 20.").
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, "[]").build(),
+			msg: 2, call: 0, verdict: VerdictAmbiguous, reason: ReasonKnowledge, arg: "origin", status: StatusKnowledge, where: "New York"},
+		{name: "airport code from a visible airport list", in: traj("airline").sys(airlinePolicy).
+			user("I want to fly from New York to Seattle on May 20.").
+			call("list_all_airports", `{}`, `{"JFK": "New York", "SEA": "Seattle"}`).
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, "[]").build(),
+			msg: 4, call: 0, verdict: VerdictPass, arg: "origin", status: StatusLiteral},
+		{name: "a reply proposing one of several payment methods", in: traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668, pay with a card.").call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say("I will charge credit_card_3331112.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonChoice, arg: "credit_card_3331112", status: StatusChoice},
+		{name: "an invented id in a reply", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say("Your reservation ZZ9Y88 is confirmed.").build(),
+			msg: 4, call: -1, verdict: VerdictFail, reason: ReasonUnsupported, arg: "ZZ9Y88", status: StatusUnsupported},
+		{name: "a reply claiming a write no call did", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668, add a bag to NO6JO3.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("One checked bag has been added to NO6JO3.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+	})
+}
+
+// TestCheckWorkflow covers flow.order, flow.unconfirmed and term.failed.
+func TestCheckWorkflow(t *testing.T) {
+	read := func() *tb {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668, cancel reservation NO6JO3.")
+	}
+	t.Run("cancel without reading the reservation", func(t *testing.T) {
+		tr := read().say("Cancel NO6JO3? Please confirm.").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+		r := Check(tr, nil)
+		d := decisionAt(t, r, 4, 0)
+		if !hasString(d.Reasons, ReasonOrder) || d.Verdict != VerdictFail || r.Workflow || d.Mask != 0 {
+			t.Errorf("Check = workflow %v, %s; want flow.order fail and workflow 0", r.Workflow, describeDecision(d))
+		}
+		// The trajectory-level violation zeroes every decision's mask.
+		if first := decisionAt(t, r, 2, -1); first.Mask != 0 || !hasString(first.Reasons, ReasonOrder) {
+			t.Errorf("Check first decision = mask %d %v, want 0 with flow.order", first.Mask, first.Reasons)
+		}
+	})
+	t.Run("cancel after reading and a yes", func(t *testing.T) {
+		tr := read().call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("Reservation NO6JO3 has insurance, so I can cancel it. Shall I proceed?").user("Yes, please.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+		r := Check(tr, nil)
+		d := decisionAt(t, r, 6, 0)
+		if d.Verdict != VerdictPass || d.Mask != 1 || !r.Workflow {
+			t.Errorf("Check = workflow %v, %s; want pass with mask 1", r.Workflow, describeDecision(d))
+		}
+	})
+	t.Run("write without the user's yes", func(t *testing.T) {
+		tr := read().call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+		r := Check(tr, nil)
+		d := decisionAt(t, r, 4, 0)
+		if d.Verdict != VerdictFail || !hasString(d.Reasons, ReasonUnconfirmed) || d.Workflow {
+			t.Errorf("Check = %s; want flow.unconfirmed fail", describeDecision(d))
+		}
+		if !r.Workflow {
+			t.Errorf("Check workflow = false; the airline profile makes confirmation decision-level")
+		}
+	})
+	t.Run("the user backs out", func(t *testing.T) {
+		tr := read().call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("Cancel NO6JO3? Please confirm.").user("Yes.").say("Anything else?").user("No, wait, don't do it.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+		d := decisionAt(t, Check(tr, nil), 8, 0)
+		if !hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want flow.unconfirmed", describeDecision(d))
+		}
+	})
+	t.Run("term.failed masks every decision", func(t *testing.T) {
+		tr := traj("airline").reward(0).sys(airlinePolicy).user("I am mia_li_3668.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build()
+		r := Check(tr, nil)
+		d := decisionAt(t, r, 2, 0)
+		if r.R != 0 || d.Verdict != VerdictPass || d.Mask != 0 || !hasString(d.Reasons, ReasonTermFailed) || !hasString(r.Reasons, ReasonTermFailed) {
+			t.Errorf("Check = R %d %s; want pass with mask 0 and term.failed", r.R, describeDecision(d))
+		}
+	})
+	t.Run("ambiguous decisions are queued only when R and workflow hold", func(t *testing.T) {
+		tr := traj("airline").sys(airlinePolicy).user("I want to fly from New York to Seattle on May 20.").
+			call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, "[]").build()
+		d := decisionAt(t, Check(tr, nil), 2, 0)
+		if !d.Queued || d.Mask != 0 || d.G != 0 {
+			t.Errorf("Check = queued %v mask %d g %d; want queued with mask 0", d.Queued, d.Mask, d.G)
+		}
+		tr.Reward = new(float64)
+		if d := decisionAt(t, Check(tr, nil), 2, 0); d.Queued {
+			t.Errorf("Check with R=0 queued the decision; a human verdict could not change its mask")
+		}
+	})
+}
+
+// TestCheckResultShape checks the bookkeeping every result carries.
+func TestCheckResultShape(t *testing.T) {
+	tr := traj("airline").sys(airlinePolicy).user("I am mia_li_3668.").say("Thanks, Mia.").
+		call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build()
+	tr.Messages[2].ToolCalls = tr.Messages[3].ToolCalls
+	tr.Messages = append(tr.Messages[:3], tr.Messages[4:]...)
+	r := Check(tr, nil)
+	if r.EngineVersion != EngineVersion || r.Profile != "airline" || r.ProfileVersion == "" {
+		t.Errorf("Check = engine %q profile %q %q; want versions set", r.EngineVersion, r.Profile, r.ProfileVersion)
+	}
+	want := Decisions(tr)
+	if len(r.Decisions) != len(want) {
+		t.Fatalf("Check made %d decisions, Decisions() says %d", len(r.Decisions), len(want))
+	}
+	for i, d := range r.Decisions {
+		if d.Ordinal != want[i].Ordinal || d.Message != want[i].Message || d.Call != want[i].Call {
+			t.Errorf("decision %d = %d/%d/%d, want %+v", i, d.Ordinal, d.Message, d.Call, want[i])
+		}
+	}
+}
+
+// TestCheckReusedCallIDs: logs reuse call ids; each call still gets its
+// own observation.
+func TestCheckReusedCallIDs(t *testing.T) {
+	tr := traj("airline").sys(airlinePolicy).user("I am mia_li_3668, from JFK to SEA on May 20.").
+		call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, "[]").
+		call("search_onestop_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, "[]").build()
+	tr.Messages[4].ToolCalls[0].ID = "c1"
+	tr.Messages[5].ToolCallID = "c1"
+	r := Check(tr, nil)
+	if d := decisionAt(t, r, 4, 0); d.Observation != 5 || d.Verdict != VerdictPass {
+		t.Errorf("Check second call = observation %d, %s; want observation 5, pass", d.Observation, describeDecision(d))
+	}
+}

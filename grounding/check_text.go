@@ -1,0 +1,499 @@
+package grounding
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// checkText checks the values stated in free text: a text reply (field
+// "content") or a free-text argument (a think thought, a transfer summary).
+// Ids, amounts, dates and times must be supported; small numbers and plain
+// words are not checked (they prove and claim little alone). It appends one
+// ArgEvidence per checked value and returns the worst severity.
+func (c *checker) checkText(d *DecisionResult, field, text string, msg int, reply bool, ci *callInfo) int {
+	b := &c.tbuf
+	b.reset()
+	saved := c.sc.out
+	c.sc.out = b
+	c.sc.ctx = mention{obj: -1, valObj: -1}
+	c.sc.scan(text, 0)
+	c.sc.pendingMD = c.sc.pendingMD[:0]
+	c.sc.out = saved
+
+	type checked struct {
+		arg int // index in d.Args
+		f   finding
+	}
+	var found []checked
+	var stated []float64
+	sev := sevOK
+	for i := range b.ms {
+		m := &b.ms[i]
+		span := text[m.start:m.end]
+		var f finding
+		role := ""
+		switch m.kind {
+		case mDate, mTime:
+			role = RoleDatetime
+			f = c.keyedSupport(string(b.key(m)), span, msg, RoleDatetime)
+		case mMoney:
+			if m.small {
+				continue
+			}
+			role = RoleAmount
+			f = c.amountSupport(m.num, fmtNum(m.num), field, msg, true)
+		case mNum:
+			if m.small || m.norm == nkNumberWord || m.norm == nkOrdinal {
+				continue
+			}
+			if m.isInt && m.num >= 10000 && onlyDigits(span) {
+				role = RoleIdentifier
+				f = c.identSupport(argLeaf{kind: 's', s: span, raw: strconv.Quote(span), path: field}, ArgProfile{Role: RoleIdentifier}, d, ci, msg, true)
+			} else {
+				role = RoleAmount
+				f = c.amountSupport(m.num, fmtNum(m.num), field, msg, true)
+				if f.status == StatusUnsupported && m.isInt && m.num >= 0 && m.num <= 24 {
+					// "(16 - 13)": hours of visible clock times.
+					h := int(m.num)
+					if id, o, how := c.lookup([]string{string(appendTimeKey(nil, h%24, 0))}, false, msg); how == howSup {
+						ev, _ := c.visibleEvidence(o, span)
+						ev.Normalization = strconv.Quote(c.spanText(o)) + " → " + span + " (the hour of a visible time)"
+						f = finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: id}
+					}
+				}
+			}
+		case mWord:
+			if m.norm != nkNone {
+				continue
+			}
+			strength := c.idLike(span)
+			if strength == 0 {
+				continue
+			}
+			role = RoleIdentifier
+			f = c.identSupport(argLeaf{kind: 's', s: span, raw: strconv.Quote(span), path: field}, ArgProfile{Role: RoleIdentifier}, d, ci, msg, true)
+			if strength == 1 && f.sev == sevFail && f.status == StatusUnsupported {
+				f.sev = sevAmbiguous // an all-caps word may be a plain word
+			}
+		default:
+			continue
+		}
+		if reply && role == RoleAmount && f.status != StatusLiteral && f.status != StatusNormalized && f.status != StatusDerived {
+			// A total of values the reply itself stated above ("$51 … $55
+			// … in total $106").
+			if der, ok := sumOfStated(stated, m.num); ok {
+				ev := nowhere()
+				ev.Found = "derived"
+				ev.Derivation = der + " (stated above in this reply)"
+				f = finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
+			}
+		}
+		if role == RoleAmount && (f.status == StatusLiteral || f.status == StatusNormalized || f.status == StatusDerived) {
+			stated = append(stated, m.num)
+		}
+		if f.sev > sev {
+			sev = f.sev
+		}
+		found = append(found, checked{arg: len(d.Args), f: f})
+		d.Args = append(d.Args, ArgEvidence{
+			Path:   field + "[" + strconv.Itoa(int(m.start)) + ":" + strconv.Itoa(int(m.end)) + "]",
+			Value:  rawJSON(span),
+			Role:   role,
+			Status: f.status,
+			Reason: f.reason,
+			Where:  f.ev,
+		})
+	}
+	if !reply {
+		return sev
+	}
+	if s := c.checkClaims(d, text, msg); s > sev {
+		sev = s
+	}
+	if s := c.checkCounts(d, text, msg); s > sev {
+		sev = s
+	}
+	// Choice in replies: a reply that proposes exactly one of several
+	// visible candidates of a kind (a payment method) made a choice; one
+	// that lists several presents options.
+	for _, kr := range c.rt.kindList {
+		if !kr.spec.Choice || !kr.spec.InText {
+			continue
+		}
+		ks := c.kinds[kr.name]
+		if ks == nil || len(ks.cands) <= 1 {
+			continue
+		}
+		mentioned := map[int32][]int{}
+		for k, x := range found {
+			if x.f.ent < 0 || (x.f.status != StatusLiteral && x.f.status != StatusNormalized) {
+				continue
+			}
+			if _, ok := ks.pos[x.f.ent]; ok {
+				mentioned[x.f.ent] = append(mentioned[x.f.ent], k)
+			}
+		}
+		if len(mentioned) != 1 {
+			continue
+		}
+		for ent, idxs := range mentioned {
+			if _, ok := c.singledOut(kr, ks, ks.pos[ent], ci, msg); ok {
+				continue
+			}
+			if c.recordVals[ent] {
+				continue // describes the record just read, does not choose
+			}
+			for _, k := range idxs {
+				a := &d.Args[found[k].arg]
+				if contra, why := c.contradicts(kr, ks, ks.pos[ent], msg); contra {
+					a.Status, a.Reason = StatusContradiction, ReasonContradiction
+					a.Where.Note = why
+					sev = sevFail
+					continue
+				}
+				a.Status, a.Reason = StatusChoice, ReasonChoice
+				a.Where.Note = "one of " + strconv.Itoa(len(ks.cands)) + " visible " + kr.name + " candidates; nothing visible singled it out"
+				s := sevAmbiguous
+				if c.rt.choiceFail {
+					s = sevFail
+				}
+				if s > sev {
+					sev = s
+				}
+			}
+		}
+	}
+	return sev
+}
+
+// idLike says whether a word in text looks like an identifier: 2 for a
+// strong shape (letters and digits, an email, #W123…, a knowledge value such
+// as an airport code), 1 for an all-caps word of five or more letters
+// (HATHAT) that might be a plain word, 0 otherwise.
+func (c *checker) idLike(s string) int {
+	if len(s) < 3 || len(s) > 64 {
+		return 0
+	}
+	letters, digits, upper, other := 0, 0, 0, 0
+	dash := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch >= 'A' && ch <= 'Z':
+			letters++
+			upper++
+		case ch >= 'a' && ch <= 'z':
+			letters++
+		case digitByte(ch):
+			digits++
+		case ch == '-':
+			dash = true
+		case ch == '_' || ch == '#' || ch == '@' || ch == '.':
+		default:
+			other++
+		}
+	}
+	if other > 0 {
+		return 0
+	}
+	if strings.IndexByte(s, '@') > 0 && strings.IndexByte(s, '.') > 0 {
+		return 2
+	}
+	if letters > 0 && digits > 0 {
+		if dash && upper == 0 {
+			return 0 // "24-hour", "5-day"
+		}
+		return 2
+	}
+	if s[0] == '#' && digits > 0 {
+		return 2
+	}
+	if upper == len(s) && len(s) == 3 {
+		k := "s:" + strings.ToLower(s)
+		for _, t := range c.rt.knowledge {
+			if _, ok := t[k]; ok {
+				return 2
+			}
+		}
+		return 0
+	}
+	if upper == len(s) && len(s) >= 5 && !dash {
+		return 1
+	}
+	return 0
+}
+
+// keyedSupport checks a date or time mention by its canonical key.
+func (c *checker) keyedSupport(key, span string, msg int, role string) finding {
+	id, o, how := c.lookup([]string{key}, false, msg)
+	switch how {
+	case howSup, howEcho, howConfirmed:
+		ev, _ := c.visibleEvidence(o, span)
+		f := finding{status: StatusLiteral, ev: ev, ent: id, how: how}
+		vis := c.spanText(o)
+		if !strings.EqualFold(vis, span) {
+			f.status, f.reason = StatusNormalized, ReasonNormalized
+			ev.Normalization = strconv.Quote(vis) + " ~ " + strconv.Quote(span) + " (" + key[2:] + ")"
+			f.ev = ev
+		} else {
+			f.ev.Normalization = ""
+		}
+		return f
+	}
+	return c.notVisible([]string{key}, span, ArgProfile{}, how, id, msg, role, true)
+}
+
+// doneVerbs are the participles of a reported write; a sentence reports
+// one as done when an auxiliary ("has been", "successfully", "I've")
+// precedes it closely and nothing makes it hypothetical or negative.
+var (
+	doneVerbs    = []string{"added", "updated", "cancelled", "canceled", "booked", "changed", "upgraded", "downgraded", "modified", "issued", "sent", "removed", "rebooked", "applied"}
+	doneAux      = []string{"has been", "have been", "successfully", "i've", "i have", "we've"}
+	hypothetical = []string{"if ", "since ", "not ", "n't ", "unable", "cannot", "might", "would", "could", "once ", "unfortunately", "whether", "should"}
+)
+
+// checkClaims flags sentences of a reply that report a write as done when
+// no successful call of a tool doing that action ran before: "one checked
+// bag has been added" with no baggage update. The action is recognized by
+// the words of the write tools' names (cancel, book, baggage, passenger,
+// certificate, …).
+func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
+	sev := sevOK
+	if !mayReportDone(text) {
+		return sev
+	}
+	start := 0
+	for start < len(text) {
+		end := start
+		for end < len(text) && text[end] != '.' && text[end] != '!' && text[end] != '\n' && text[end] != '?' {
+			end++
+		}
+		sentence := text[start:end]
+		if end < len(text) {
+			end++
+		}
+		s0 := start
+		start = end
+		low := strings.ToLower(sentence)
+		if !reportsDone(low) {
+			continue
+		}
+		named, done := "", false
+		for _, wt := range c.rt.writeWords {
+			name := wt.tool
+			for _, w := range wt.words {
+				if _, _, ok := stemIn(sentence, w); !ok {
+					continue
+				}
+				if named == "" {
+					named = w
+				}
+				if c.succeededBefore(name, msg) {
+					done = true
+				}
+			}
+		}
+		if named == "" || done {
+			continue
+		}
+		ev := nowhere()
+		ev.Note = "reports a " + named + " action as done; no successful call before it did that"
+		d.Args = append(d.Args, ArgEvidence{
+			Path:   "content[" + strconv.Itoa(s0) + ":" + strconv.Itoa(s0+len(sentence)) + "]",
+			Value:  rawJSON(strings.TrimSpace(sentence)),
+			Role:   RoleFreeText,
+			Status: StatusUnsupported,
+			Reason: ReasonUnsupported,
+			Where:  ev,
+		})
+		sev = sevAmbiguous
+	}
+	return sev
+}
+
+// mayReportDone is a quick test before the sentence-by-sentence one.
+func mayReportDone(text string) bool {
+	for _, v := range doneVerbs {
+		if strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportsDone reports whether a lower-cased sentence states that a write
+// happened.
+func reportsDone(low string) bool {
+	for _, h := range hypothetical {
+		if strings.Contains(low, h) {
+			return false
+		}
+	}
+	for _, v := range doneVerbs {
+		off := 0
+		for {
+			k := strings.Index(low[off:], v)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + 1
+			if k+len(v) < len(low) && letterByte(low[k+len(v)]) {
+				continue
+			}
+			from := k - 24
+			if from < 0 {
+				from = 0
+			}
+			for _, a := range doneAux {
+				if strings.Contains(low[from:k], a) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// succeededBefore reports whether a call to tool ran without error before msg.
+func (c *checker) succeededBefore(tool string, msg int) bool {
+	for k := range c.calls {
+		ci := &c.calls[k]
+		if ci.msg >= msg {
+			break
+		}
+		if !ci.err && ci.obs >= 0 && ci.obs < msg && c.t.Messages[ci.msg].ToolCalls[ci.call].Name == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// countLeads start a count over a set of the user's entities when a number
+// follows ("you have two business reservations", "all of your
+// reservations", "found three reservations").
+var countLeads = []string{"you have", "there are", "found", "only", "all of your", "all your", "none of your", "both of your", "both your"}
+
+// countsKind reports whether low (lower-cased) counts entities named by the
+// stem: a lead, then within five words a number word or "all"/"none",
+// then within four more words the kind's word.
+func countsKind(low, kindStem string) bool {
+	for _, lead := range countLeads {
+		off := 0
+		for {
+			k := strings.Index(low[off:], lead)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + 1
+			words := strings.Fields(low[k+len(lead):])
+			if len(words) > 8 {
+				words = words[:8]
+			}
+			quant := strings.HasPrefix(lead, "all") || strings.HasPrefix(lead, "none") || strings.HasPrefix(lead, "both")
+			for i, w := range words {
+				w = strings.Trim(w, ".,:;!?*()")
+				if _, ok := numberWords[w]; ok && i < 3 {
+					quant = true
+				}
+				if onlyDigits(w) && i < 3 {
+					quant = true
+				}
+				if quant && stemMatch(stem(w), kindStem) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// checkCounts flags a reply that counts or summarizes the user's entities
+// of a kind (reservations) while some of the ones listed to the agent were
+// never read: the claim rests on what the agent did not look at.
+func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
+	lead := false
+	for _, l := range countLeads {
+		if containsFold(text, l) {
+			lead = true
+			break
+		}
+	}
+	if !lead {
+		return sevOK
+	}
+	low := strings.ToLower(text)
+	for _, kr := range c.rt.kindList {
+		if !kr.spec.Choice || !countsKind(low, stem(kr.name)) {
+			continue
+		}
+		ks := c.kinds[kr.name]
+		if ks == nil || len(ks.cands) < 2 {
+			continue
+		}
+		unread := 0
+		readable := false
+		for _, cd := range ks.cands {
+			if int(cd.msg) >= msg {
+				continue
+			}
+			if c.readEnts[cd.ent] {
+				readable = true
+			} else {
+				unread++
+			}
+		}
+		if !readable || unread == 0 {
+			continue
+		}
+		ev := nowhere()
+		ev.Note = "speaks about the user's " + kr.name + "s while " + strconv.Itoa(unread) + " listed ones were never read"
+		d.Args = append(d.Args, ArgEvidence{Path: "content", Value: rawJSON(clip(strings.TrimSpace(text), 80)), Role: RoleFreeText,
+			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
+		return sevAmbiguous
+	}
+	return sevOK
+}
+
+// sumOfStated finds v as the sum or difference of two (or the sum of three)
+// supported numbers stated earlier in the same text.
+func sumOfStated(xs []float64, v float64) (string, bool) {
+	const eps = 1e-6
+	if len(xs) > 12 {
+		xs = xs[len(xs)-12:]
+	}
+	for i := range xs {
+		for j := i + 1; j < len(xs); j++ {
+			if math.Abs(xs[i]+xs[j]-v) < eps {
+				return fmtNum(xs[i]) + " + " + fmtNum(xs[j]) + " = " + fmtNum(v), true
+			}
+			if math.Abs(math.Abs(xs[i]-xs[j])-v) < eps {
+				return fmtNum(math.Max(xs[i], xs[j])) + " − " + fmtNum(math.Min(xs[i], xs[j])) + " = " + fmtNum(v), true
+			}
+			for k := j + 1; k < len(xs); k++ {
+				if math.Abs(xs[i]+xs[j]+xs[k]-v) < eps {
+					return fmtNum(xs[i]) + " + " + fmtNum(xs[j]) + " + " + fmtNum(xs[k]) + " = " + fmtNum(v), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// containsFold reports whether s contains the lower-case ASCII sub, ignoring
+// case, without allocating.
+func containsFold(s, sub string) bool {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for j < n && lowerByte(s[i+j]) == sub[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,165 @@
+package grounding
+
+import (
+	"strconv"
+	"strings"
+)
+
+// workflow applies the profile's ordering and confirmation rules to a call
+// and records violations (SPEC §3 flow.order, flow.unconfirmed).
+func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
+	ci.name = call.Name
+	for _, rule := range c.rt.order {
+		if !rule.tools[call.Name] {
+			continue
+		}
+		val, ok := ci.pathKeys[rule.arg]
+		if !ok {
+			continue
+		}
+		satisfied := false
+		for k := range c.calls {
+			p := &c.calls[k]
+			if p == ci {
+				break
+			}
+			if p.msg >= ci.msg || p.err || p.obs < 0 {
+				continue
+			}
+			if rule.after[p.name] && p.pathKeys[rule.afterArg] == val {
+				satisfied = true
+				break
+			}
+			if rule.afterOutput[p.name] {
+				if id, ok := c.find(val); ok && c.records[[2]int32{-1 - int32(p.obs), id}] {
+					satisfied = true
+					break
+				}
+			}
+		}
+		if !satisfied {
+			c.violate(d, ReasonOrder, !rule.decision, call.Name+" on "+strings.TrimPrefix(val, "s:")+" without an earlier successful "+strings.Join(sortedKeys(rule.after), " or ")+" of it")
+		}
+	}
+	conf := c.rt.confirm
+	if conf == nil || conf.except[call.Name] || !(conf.actions[d.Action] || conf.tools[call.Name]) {
+		return
+	}
+	// A write needs a user "yes" answering agent text that named one of its
+	// values (or, failing that, its action: "cancel", "baggage"). One yes
+	// covers every write listed with it, and retries after an error; a
+	// write it did not list needs a new one. The user must not have backed
+	// out since.
+	var ents []int32
+	addKey := func(k string) {
+		id, ok := c.find(k)
+		if !ok {
+			return
+		}
+		e := &c.ents[id]
+		if e.small || c.rt.weakTokens[k] || len(k) <= 3 {
+			return
+		}
+		ents = append(ents, id)
+	}
+	for k := range ci.argKeys {
+		addKey(k)
+		// "certificate 7504069" in the listing names certificate_7504069.
+		for _, p := range idNumberParts(k) {
+			addKey("s:" + p)
+		}
+	}
+	words := actionWords(call.Name)
+	latest, valid := -1, false
+	for k := len(c.events) - 1; k >= 0 && !valid; k-- {
+		ev := &c.events[k]
+		if !c.eventNames(ev, ents, words) {
+			continue
+		}
+		if latest < 0 {
+			latest = ev.user
+		}
+		ok := true
+		for _, w := range c.writes {
+			if w.msg > ev.user && w.event != ev.user {
+				ok = false
+			}
+		}
+		if ok {
+			latest, valid = ev.user, true
+		}
+	}
+	switch {
+	case latest < 0:
+		c.violate(d, ReasonUnconfirmed, !conf.decision, "no agent message listing this action was followed by the user's yes")
+	case !valid:
+		c.violate(d, ReasonUnconfirmed, !conf.decision, "the user's yes (message "+strconv.Itoa(latest)+") was for an earlier write; this one was not listed and accepted again")
+	case c.lastUser > latest && c.lastNo:
+		c.violate(d, ReasonUnconfirmed, !conf.decision, "the user's last message ("+strconv.Itoa(c.lastUser)+") backs out of what they accepted at message "+strconv.Itoa(latest))
+	}
+	if !ci.err && ci.obs >= 0 {
+		c.lastWrite = ci.msg
+		c.writes = append(c.writes, writeDone{msg: ci.msg, event: latest})
+	}
+}
+
+// genericToolWords are tool-name words that say nothing about the action.
+var genericToolWords = map[string]bool{"reservation": true, "update": true, "modify": true, "pending": true, "order": true,
+	"detail": true, "get": true, "user": true, "item": true, "delivered": true, "set": true, "change": true, "edit": true}
+
+// actionWords are the stems of a tool name that name its action:
+// cancel_reservation → [cancel], update_reservation_baggages → [baggage].
+func actionWords(tool string) []string {
+	var words []string
+	for _, w := range stems(tool) {
+		if !genericToolWords[w] {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
+// eventNames reports whether the agent texts a "yes" answered named one of
+// the entries or one of the action words.
+func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) bool {
+	for _, id := range ents {
+		if ev.ents[id] {
+			return true
+		}
+	}
+	for _, m := range ev.texts {
+		text := c.t.Messages[m].Content
+		for _, w := range words {
+			if _, _, ok := stemIn(text, w); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stemIn finds a word of text whose stem matches w.
+func stemIn(text, w string) (int, int, bool) {
+	i := 0
+	for i < len(text) {
+		for i < len(text) && !letterByte(text[i]) {
+			i++
+		}
+		j := i
+		for j < len(text) && letterByte(text[j]) {
+			j++
+		}
+		if j > i && stemMatch(stem(text[i:j]), w) {
+			return i, j, true
+		}
+		i = j
+	}
+	return 0, 0, false
+}
+
+func (c *checker) violate(d *DecisionResult, code string, trajectory bool, detail string) {
+	c.res.Violations = append(c.res.Violations, Violation{Code: code, Decision: d.Ordinal, Message: d.Message, Detail: detail, Trajectory: trajectory})
+	if !hasString(d.Reasons, code) {
+		d.Reasons = append(d.Reasons, code)
+	}
+}

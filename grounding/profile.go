@@ -1,0 +1,875 @@
+package grounding
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// A Profile tells the checker what a domain's tools mean (SPEC §3 "Domain
+// profiles"): the semantic action of each tool, the role of each argument,
+// the kinds of identifiers whose choice must be justified, outside knowledge
+// the agent may need, how errors look, the workflow rules and the success
+// threshold. Profiles are JSON files; the shipped ones are embedded (see
+// grounding/profiles/README.md for the format, key by key).
+//
+// The format, in short:
+//
+//	{
+//	  "name": "airline", "version": "1", "description": "…",
+//	  "domains": ["airline", "tau-airline"],          // ProfileFor matches these
+//	  "tools_given": true,     // "schemas" count as visible tools when a log lists none
+//	  "schemas": [{"name": …, "description": …, "parameters": {JSON Schema}}],
+//	  "tools": {"cancel_reservation": {"action": "irreversible_write",
+//	            "args": {"reservation_id": {"role": "identifier", "kind": "reservation"}}}},
+//	  "kinds": {"payment": {"paths": ["payment_methods.*"], "choice": true,
+//	            "in_text": true, "record": false, "contradict": ["last_four"]}},
+//	  "knowledge": {"airport": {"JFK": ["new york", "nyc"]}},
+//	  "errors": {"prefixes": ["Error:"], "patterns": ["(?i)^traceback"]},
+//	  "workflow": {"order": [{"tools": ["cancel_reservation"], "arg": "reservation_id",
+//	                          "after": ["get_reservation_details"], "level": "trajectory"}],
+//	               "confirm": {"actions": ["write", "irreversible_write"], "level": "decision",
+//	                           "yes": ["yes", "go ahead"], "no": ["no", "don't"]}},
+//	  "choice": "queue",       // or "fail": what an unjustified choice does
+//	  "choice_actions": ["write", "irreversible_write"],
+//	  "success": {"reward_threshold": 1},
+//	  "weak": {"max_int": 9, "tokens": ["yes", "no"]}
+//	}
+//
+// An argument's "args" entry may be just a role string ("identifier").
+// Argument paths use [*] for any array index: "flights[*].flight_number".
+type Profile struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Description string   `json:"description,omitempty"`
+	Domains     []string `json:"domains,omitempty"`
+	// ToolsGiven says the domain's tools reach the agent through its system
+	// prompt or scaffold even when the log carries no tools list (τ-bench
+	// historical trajectories): then Schemas are the visible tools.
+	ToolsGiven bool                    `json:"tools_given"`
+	Schemas    []Tool                  `json:"schemas,omitempty"`
+	Tools      map[string]ToolProfile  `json:"tools,omitempty"`
+	Kinds      map[string]KindProfile  `json:"kinds,omitempty"`
+	Knowledge  map[string]KnowledgeMap `json:"knowledge,omitempty"`
+	Errors     ErrorProfile            `json:"errors"`
+	Workflow   WorkflowProfile         `json:"workflow"`
+	// Choice is what an unjustified choice among visible candidates does:
+	// "queue" (ambiguous, the default) or "fail".
+	Choice string `json:"choice,omitempty"`
+	// ChoiceActions are the semantic actions whose identifier arguments must
+	// be singled out when several candidates are visible (default: write,
+	// irreversible_write). Reads may explore candidates freely.
+	ChoiceActions []string       `json:"choice_actions,omitempty"`
+	Success       SuccessProfile `json:"success"`
+	Weak          WeakProfile    `json:"weak"`
+
+	compiled *profileRuntime
+}
+
+// ToolProfile is what the profile says about one tool.
+type ToolProfile struct {
+	// Action is the semantic action: read, write, irreversible_write,
+	// transfer, compute, think or respond.
+	Action string                `json:"action"`
+	Args   map[string]ArgProfile `json:"args,omitempty"`
+}
+
+// ArgProfile is the role of one argument path and how to check it.
+type ArgProfile struct {
+	// Role: identifier, amount, datetime, enum, boolean or free_text.
+	Role string `json:"role"`
+	// Kind names an entry of Profile.Kinds: the value is one of a visible
+	// set of candidates (a payment method, a flight, a reservation).
+	Kind string `json:"kind,omitempty"`
+	// Knowledge names an entry of Profile.Knowledge that may explain a value
+	// absent from the visible history (a city → its airport code).
+	Knowledge string `json:"knowledge,omitempty"`
+	// UserChoice marks an enum or boolean the user must have stated (cabin,
+	// insurance): the schema listing the value is not enough.
+	UserChoice bool `json:"user_choice,omitempty"`
+}
+
+// UnmarshalJSON accepts a bare role string as shorthand.
+func (a *ArgProfile) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*a = ArgProfile{Role: s}
+		return nil
+	}
+	type plain ArgProfile
+	return json.Unmarshal(b, (*plain)(a))
+}
+
+// KindProfile describes a kind of identifier that observations list as
+// candidates.
+type KindProfile struct {
+	// Paths are JSON path patterns inside observations whose values (or
+	// object keys) are candidates: "payment_methods.*", "**.flight_number",
+	// "reservations[*]". "*" is one key or index, "**" (first only) any
+	// prefix.
+	Paths []string `json:"paths"`
+	// Choice: when several candidates are visible, the one used must have
+	// been singled out (named by the user, described uniquely by one of its
+	// attributes, or proposed by the agent and accepted by the user).
+	Choice bool `json:"choice,omitempty"`
+	// InText applies the choice rule to values the agent's text replies
+	// propose, not only to calls.
+	InText bool `json:"in_text,omitempty"`
+	// Record: a candidate listed in the observation of a read of the entity
+	// the write is keyed by (the flights of the reservation being changed)
+	// counts as singled out.
+	Record bool `json:"record,omitempty"`
+	// Contradict lists attributes (e.g. last_four) that, when the user
+	// states one that belongs to another candidate, contradict the value.
+	Contradict []string `json:"contradict,omitempty"`
+	// RecordPhrases: when the user said one of these ("original payment"),
+	// the candidate listed in the record of the entity the write is keyed
+	// by (the reservation's payment history) counts as singled out.
+	RecordPhrases []string `json:"record_phrases,omitempty"`
+}
+
+// KnowledgeMap maps a value to the visible phrases that name it with outside
+// knowledge: {"JFK": ["new york", "nyc"]}.
+type KnowledgeMap map[string][]string
+
+// ErrorProfile says which observations are errors, beyond the importer's
+// own flag.
+type ErrorProfile struct {
+	Prefixes []string `json:"prefixes,omitempty"`
+	Patterns []string `json:"patterns,omitempty"`
+}
+
+// WorkflowProfile holds the ordering and confirmation rules.
+type WorkflowProfile struct {
+	Order   []OrderRule  `json:"order,omitempty"`
+	Confirm *ConfirmRule `json:"confirm,omitempty"`
+}
+
+// OrderRule: a call to one of Tools must follow a successful call to one of
+// After with the same value of Arg (AfterArg in the earlier call, default
+// Arg). Level is "trajectory" (default) or "decision".
+type OrderRule struct {
+	Tools    []string `json:"tools"`
+	Arg      string   `json:"arg"`
+	After    []string `json:"after"`
+	AfterArg string   `json:"after_arg,omitempty"`
+	// AfterOutput lists tools whose successful observation containing the
+	// value also counts (book_reservation returns the reservation it made).
+	AfterOutput []string `json:"after_output,omitempty"`
+	Level       string   `json:"level,omitempty"`
+}
+
+// ConfirmRule: a call whose tool has one of Actions needs, before it, an
+// assistant message naming at least one of its argument values and, after
+// that message, a user reply that says yes (matches Yes and does not start
+// with one of No). Level is "decision" (default) or "trajectory".
+type ConfirmRule struct {
+	Actions []string `json:"actions"`
+	Tools   []string `json:"tools,omitempty"`
+	Except  []string `json:"except,omitempty"`
+	Level   string   `json:"level,omitempty"`
+	Yes     []string `json:"yes,omitempty"`
+	No      []string `json:"no,omitempty"`
+}
+
+// SuccessProfile sets R_τ: the success flag when the log has one, else
+// reward ≥ RewardThreshold (default 1).
+type SuccessProfile struct {
+	RewardThreshold *float64 `json:"reward_threshold,omitempty"`
+}
+
+// WeakProfile sets what proves nothing alone: integers with |v| ≤ MaxInt
+// (default 9) and the listed tokens.
+type WeakProfile struct {
+	MaxInt *int     `json:"max_int,omitempty"`
+	Tokens []string `json:"tokens,omitempty"`
+}
+
+// Semantic actions of tools.
+const (
+	ActionRead              = "read"
+	ActionWrite             = "write"
+	ActionIrreversibleWrite = "irreversible_write"
+	ActionTransfer          = "transfer"
+	ActionCompute           = "compute"
+	ActionThink             = "think"
+	ActionRespond           = "respond"
+)
+
+// Argument roles.
+const (
+	RoleIdentifier = "identifier"
+	RoleAmount     = "amount"
+	RoleDatetime   = "datetime"
+	RoleEnum       = "enum"
+	RoleBoolean    = "boolean"
+	RoleFreeText   = "free_text"
+)
+
+var (
+	validActions = []string{ActionRead, ActionWrite, ActionIrreversibleWrite, ActionTransfer, ActionCompute, ActionThink, ActionRespond}
+	validRoles   = []string{RoleIdentifier, RoleAmount, RoleDatetime, RoleEnum, RoleBoolean, RoleFreeText}
+)
+
+//go:embed profiles/*.json
+var profileFS embed.FS
+
+// embeddedProfiles are the shipped profile names, in ProfileFor's order.
+var embeddedProfiles = []string{"airline", "retail", "swe", "generic"}
+
+var (
+	embeddedOnce sync.Once
+	embedded     map[string]*Profile
+	embeddedErr  error
+)
+
+func loadEmbedded() {
+	embedded = make(map[string]*Profile)
+	for _, name := range embeddedProfiles {
+		file := "profiles/" + name + ".json"
+		data, err := profileFS.ReadFile(file)
+		if err != nil {
+			embeddedErr = err
+			return
+		}
+		p, err := ParseProfile("grounding/"+file, data)
+		if err != nil {
+			embeddedErr = err
+			return
+		}
+		embedded[name] = p
+	}
+}
+
+func embeddedProfile(name string) *Profile {
+	embeddedOnce.Do(loadEmbedded)
+	if embeddedErr != nil {
+		panic("grounding: shipped profile is invalid: " + embeddedErr.Error())
+	}
+	return embedded[name]
+}
+
+// EmbeddedProfiles returns the names of the shipped profiles.
+func EmbeddedProfiles() []string { return append([]string(nil), embeddedProfiles...) }
+
+// LoadProfile returns the shipped profile called nameOrPath ("airline",
+// "retail", "swe", "generic"), else reads and parses the file at that path.
+// Errors wrap ErrInvalid when the file is not a valid profile.
+func LoadProfile(nameOrPath string) (*Profile, error) {
+	if p := embeddedProfile(nameOrPath); p != nil {
+		return p, nil
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\.`) {
+			return nil, fmt.Errorf("profile %q: neither a shipped profile (%s) nor a file", nameOrPath, strings.Join(embeddedProfiles, ", "))
+		}
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	return ParseProfile(nameOrPath, data)
+}
+
+// ProfileFor returns the shipped profile for a trajectory's domain: the one
+// whose name or domains list matches it, else the generic profile.
+func ProfileFor(domain string) *Profile {
+	d := strings.ToLower(strings.TrimSpace(domain))
+	if d != "" {
+		for _, name := range embeddedProfiles {
+			p := embeddedProfile(name)
+			if d == p.Name {
+				return p
+			}
+			for _, alias := range p.Domains {
+				if d == strings.ToLower(alias) {
+					return p
+				}
+			}
+		}
+		for _, name := range embeddedProfiles {
+			if name != "generic" && strings.Contains(d, name) {
+				return embeddedProfile(name)
+			}
+		}
+	}
+	return embeddedProfile("generic")
+}
+
+// ProfileError is a problem in a profile file: the file, the key (a path such
+// as tools.book_reservation.args["flights[*].date"].role) and what is wrong.
+type ProfileError struct {
+	File    string
+	Key     string
+	Problem string
+}
+
+func (e *ProfileError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("profile %s: %s", e.File, e.Problem)
+	}
+	return fmt.Sprintf("profile %s: %s: %s", e.File, e.Key, e.Problem)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *ProfileError) Unwrap() error { return ErrInvalid }
+
+// ParseProfile parses and validates a profile. file names the source in
+// errors, which are *ProfileError values naming the key and the problem.
+func ParseProfile(file string, data []byte) (*Profile, error) {
+	v := profileValidator{file: file}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, v.syntax(data, err)
+	}
+	if dec.More() {
+		return nil, &ProfileError{File: file, Problem: "more than one JSON value"}
+	}
+	if err := v.document(doc); err != nil {
+		return nil, err
+	}
+	var p Profile
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, &ProfileError{File: file, Problem: err.Error()}
+	}
+	rt, err := compileProfile(&p, file)
+	if err != nil {
+		return nil, err
+	}
+	p.compiled = rt
+	return &p, nil
+}
+
+type profileValidator struct{ file string }
+
+func (v profileValidator) fail(key, format string, args ...any) error {
+	return &ProfileError{File: v.file, Key: key, Problem: fmt.Sprintf(format, args...)}
+}
+
+func (v profileValidator) syntax(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for i := 0; i < int(se.Offset) && i < len(data); i++ {
+			if data[i] == '\n' {
+				line++
+				col = 1
+			} else {
+				col++
+			}
+		}
+		return &ProfileError{File: v.file, Problem: fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, err)}
+	}
+	return &ProfileError{File: v.file, Problem: "invalid JSON: " + err.Error()}
+}
+
+func profileKey(parent, key string) string {
+	if plainKey(key) && !strings.ContainsAny(key, "[]*") {
+		if parent == "" {
+			return key
+		}
+		return parent + "." + key
+	}
+	return parent + "[" + fmt.Sprintf("%q", key) + "]"
+}
+
+// object checks that x is an object whose keys are all allowed.
+func (v profileValidator) object(key string, x any, allowed ...string) (map[string]any, error) {
+	m, ok := x.(map[string]any)
+	if !ok {
+		return nil, v.fail(key, "must be an object, not %s", jsonTypeName(x))
+	}
+	if allowed != nil {
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if !hasString(allowed, k) {
+				return nil, v.fail(profileKey(key, k), "unknown key (allowed: %s)", strings.Join(allowed, ", "))
+			}
+		}
+	}
+	return m, nil
+}
+
+func (v profileValidator) str(key string, x any) (string, error) {
+	s, ok := x.(string)
+	if !ok {
+		return "", v.fail(key, "must be a string, not %s", jsonTypeName(x))
+	}
+	return s, nil
+}
+
+func (v profileValidator) strings(key string, x any) ([]string, error) {
+	a, ok := x.([]any)
+	if !ok {
+		return nil, v.fail(key, "must be an array of strings, not %s", jsonTypeName(x))
+	}
+	out := make([]string, len(a))
+	for i, e := range a {
+		s, err := v.str(fmt.Sprintf("%s[%d]", key, i), e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func (v profileValidator) oneOf(key string, x any, valid []string) error {
+	s, err := v.str(key, x)
+	if err != nil {
+		return err
+	}
+	if !hasString(valid, s) {
+		return v.fail(key, "unknown value %q (want one of %s)", s, strings.Join(valid, ", "))
+	}
+	return nil
+}
+
+func (v profileValidator) boolean(key string, x any) error {
+	if _, ok := x.(bool); !ok {
+		return v.fail(key, "must be true or false, not %s", jsonTypeName(x))
+	}
+	return nil
+}
+
+func jsonTypeName(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
+}
+
+func hasString(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (v profileValidator) document(doc any) error {
+	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "schemas",
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak")
+	if err != nil {
+		return err
+	}
+	for _, k := range []string{"name", "version"} {
+		x, ok := top[k]
+		if !ok {
+			return v.fail(k, "is required")
+		}
+		s, err := v.str(k, x)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(s) == "" {
+			return v.fail(k, "must not be empty")
+		}
+	}
+	if x, ok := top["description"]; ok {
+		if _, err := v.str("description", x); err != nil {
+			return err
+		}
+	}
+	if x, ok := top["domains"]; ok {
+		if _, err := v.strings("domains", x); err != nil {
+			return err
+		}
+	}
+	if x, ok := top["tools_given"]; ok {
+		if err := v.boolean("tools_given", x); err != nil {
+			return err
+		}
+	}
+	if x, ok := top["schemas"]; ok {
+		a, ok := x.([]any)
+		if !ok {
+			return v.fail("schemas", "must be an array of tool schemas, not %s", jsonTypeName(x))
+		}
+		seen := map[string]bool{}
+		for i, e := range a {
+			key := fmt.Sprintf("schemas[%d]", i)
+			m, err := v.object(key, e, "name", "description", "parameters")
+			if err != nil {
+				return err
+			}
+			name, err := v.str(key+".name", m["name"])
+			if err != nil {
+				return err
+			}
+			if seen[name] {
+				return v.fail(key+".name", "duplicate schema %q", name)
+			}
+			seen[name] = true
+			if p, ok := m["parameters"]; ok {
+				if _, err := v.object(key+".parameters", p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	kinds := map[string]any{}
+	if x, ok := top["kinds"]; ok {
+		m, err := v.object("kinds", x)
+		if err != nil {
+			return err
+		}
+		kinds = m
+		for name, k := range m {
+			key := profileKey("kinds", name)
+			km, err := v.object(key, k, "paths", "choice", "in_text", "record", "contradict", "record_phrases")
+			if err != nil {
+				return err
+			}
+			paths, ok := km["paths"]
+			if !ok {
+				return v.fail(key+".paths", "is required")
+			}
+			ps, err := v.strings(key+".paths", paths)
+			if err != nil {
+				return err
+			}
+			for i, p := range ps {
+				if err := checkPathPattern(p); err != nil {
+					return v.fail(fmt.Sprintf("%s.paths[%d]", key, i), "%v", err)
+				}
+			}
+			for _, b := range []string{"choice", "in_text", "record"} {
+				if x, ok := km[b]; ok {
+					if err := v.boolean(key+"."+b, x); err != nil {
+						return err
+					}
+				}
+			}
+			for _, f := range []string{"contradict", "record_phrases"} {
+				if x, ok := km[f]; ok {
+					if _, err := v.strings(key+"."+f, x); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	knowledge := map[string]any{}
+	if x, ok := top["knowledge"]; ok {
+		m, err := v.object("knowledge", x)
+		if err != nil {
+			return err
+		}
+		knowledge = m
+		for name, table := range m {
+			key := profileKey("knowledge", name)
+			tm, err := v.object(key, table)
+			if err != nil {
+				return err
+			}
+			for val, aliases := range tm {
+				if _, err := v.strings(profileKey(key, val), aliases); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if x, ok := top["tools"]; ok {
+		m, err := v.object("tools", x)
+		if err != nil {
+			return err
+		}
+		for name, t := range m {
+			key := profileKey("tools", name)
+			tm, err := v.object(key, t, "action", "args")
+			if err != nil {
+				return err
+			}
+			a, ok := tm["action"]
+			if !ok {
+				return v.fail(key+".action", "is required")
+			}
+			if err := v.oneOf(key+".action", a, validActions); err != nil {
+				return err
+			}
+			if args, ok := tm["args"]; ok {
+				am, err := v.object(key+".args", args)
+				if err != nil {
+					return err
+				}
+				for path, spec := range am {
+					akey := profileKey(key+".args", path)
+					if err := checkArgPath(path); err != nil {
+						return v.fail(akey, "%v", err)
+					}
+					if s, ok := spec.(string); ok {
+						if err := v.oneOf(akey, s, validRoles); err != nil {
+							return err
+						}
+						continue
+					}
+					sm, err := v.object(akey, spec, "role", "kind", "knowledge", "user_choice")
+					if err != nil {
+						return err
+					}
+					r, ok := sm["role"]
+					if !ok {
+						return v.fail(akey+".role", "is required")
+					}
+					if err := v.oneOf(akey+".role", r, validRoles); err != nil {
+						return err
+					}
+					if k, ok := sm["kind"]; ok {
+						s, err := v.str(akey+".kind", k)
+						if err != nil {
+							return err
+						}
+						if _, ok := kinds[s]; !ok {
+							return v.fail(akey+".kind", "names no entry of kinds: %q", s)
+						}
+					}
+					if k, ok := sm["knowledge"]; ok {
+						s, err := v.str(akey+".knowledge", k)
+						if err != nil {
+							return err
+						}
+						if _, ok := knowledge[s]; !ok {
+							return v.fail(akey+".knowledge", "names no entry of knowledge: %q", s)
+						}
+					}
+					if x, ok := sm["user_choice"]; ok {
+						if err := v.boolean(akey+".user_choice", x); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	if x, ok := top["errors"]; ok {
+		m, err := v.object("errors", x, "prefixes", "patterns")
+		if err != nil {
+			return err
+		}
+		if p, ok := m["prefixes"]; ok {
+			if _, err := v.strings("errors.prefixes", p); err != nil {
+				return err
+			}
+		}
+		if p, ok := m["patterns"]; ok {
+			ps, err := v.strings("errors.patterns", p)
+			if err != nil {
+				return err
+			}
+			for i, s := range ps {
+				if _, err := regexp.Compile(s); err != nil {
+					return v.fail(fmt.Sprintf("errors.patterns[%d]", i), "invalid regular expression: %v", err)
+				}
+			}
+		}
+	}
+	if x, ok := top["workflow"]; ok {
+		m, err := v.object("workflow", x, "order", "confirm")
+		if err != nil {
+			return err
+		}
+		if o, ok := m["order"]; ok {
+			a, ok := o.([]any)
+			if !ok {
+				return v.fail("workflow.order", "must be an array of rules, not %s", jsonTypeName(o))
+			}
+			for i, r := range a {
+				key := fmt.Sprintf("workflow.order[%d]", i)
+				rm, err := v.object(key, r, "tools", "arg", "after", "after_arg", "after_output", "level")
+				if err != nil {
+					return err
+				}
+				for _, req := range []string{"tools", "arg", "after"} {
+					if _, ok := rm[req]; !ok {
+						return v.fail(key+"."+req, "is required")
+					}
+				}
+				if _, err := v.strings(key+".tools", rm["tools"]); err != nil {
+					return err
+				}
+				if _, err := v.strings(key+".after", rm["after"]); err != nil {
+					return err
+				}
+				if _, err := v.str(key+".arg", rm["arg"]); err != nil {
+					return err
+				}
+				if x, ok := rm["after_arg"]; ok {
+					if _, err := v.str(key+".after_arg", x); err != nil {
+						return err
+					}
+				}
+				if x, ok := rm["after_output"]; ok {
+					if _, err := v.strings(key+".after_output", x); err != nil {
+						return err
+					}
+				}
+				if x, ok := rm["level"]; ok {
+					if err := v.oneOf(key+".level", x, []string{"trajectory", "decision"}); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if c, ok := m["confirm"]; ok {
+			cm, err := v.object("workflow.confirm", c, "actions", "tools", "except", "level", "yes", "no")
+			if err != nil {
+				return err
+			}
+			if _, ok := cm["actions"]; !ok {
+				return v.fail("workflow.confirm.actions", "is required")
+			}
+			acts, err := v.strings("workflow.confirm.actions", cm["actions"])
+			if err != nil {
+				return err
+			}
+			for i, a := range acts {
+				if !hasString(validActions, a) {
+					return v.fail(fmt.Sprintf("workflow.confirm.actions[%d]", i), "unknown action %q (want one of %s)", a, strings.Join(validActions, ", "))
+				}
+			}
+			for _, k := range []string{"tools", "except", "yes", "no"} {
+				if x, ok := cm[k]; ok {
+					if _, err := v.strings("workflow.confirm."+k, x); err != nil {
+						return err
+					}
+				}
+			}
+			if x, ok := cm["level"]; ok {
+				if err := v.oneOf("workflow.confirm.level", x, []string{"trajectory", "decision"}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if x, ok := top["choice"]; ok {
+		if err := v.oneOf("choice", x, []string{"queue", "fail"}); err != nil {
+			return err
+		}
+	}
+	if x, ok := top["choice_actions"]; ok {
+		acts, err := v.strings("choice_actions", x)
+		if err != nil {
+			return err
+		}
+		for i, a := range acts {
+			if !hasString(validActions, a) {
+				return v.fail(fmt.Sprintf("choice_actions[%d]", i), "unknown action %q (want one of %s)", a, strings.Join(validActions, ", "))
+			}
+		}
+	}
+	if x, ok := top["success"]; ok {
+		m, err := v.object("success", x, "reward_threshold")
+		if err != nil {
+			return err
+		}
+		if r, ok := m["reward_threshold"]; ok {
+			if _, ok := r.(json.Number); !ok {
+				return v.fail("success.reward_threshold", "must be a number, not %s", jsonTypeName(r))
+			}
+		}
+	}
+	if x, ok := top["weak"]; ok {
+		m, err := v.object("weak", x, "max_int", "tokens")
+		if err != nil {
+			return err
+		}
+		if r, ok := m["max_int"]; ok {
+			n, ok := r.(json.Number)
+			if !ok {
+				return v.fail("weak.max_int", "must be a number, not %s", jsonTypeName(r))
+			}
+			if i, err := n.Int64(); err != nil || i < 0 || i > 1000 {
+				return v.fail("weak.max_int", "must be an integer between 0 and 1000, not %s", n)
+			}
+		}
+		if t, ok := m["tokens"]; ok {
+			if _, err := v.strings("weak.tokens", t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkArgPath accepts a.b, a[*].b, a[0]: keys separated by dots, [*] or
+// [n] after a key.
+func checkArgPath(p string) error {
+	if p == "" {
+		return errors.New("empty argument path")
+	}
+	for _, part := range strings.Split(p, ".") {
+		if part == "" {
+			return errors.New("empty segment in argument path")
+		}
+		name := part
+		if k := strings.IndexByte(part, '['); k >= 0 {
+			name = part[:k]
+			rest := part[k:]
+			for rest != "" {
+				e := strings.IndexByte(rest, ']')
+				if rest[0] != '[' || e < 0 {
+					return fmt.Errorf("malformed index in %q", part)
+				}
+				idx := rest[1:e]
+				if idx != "*" && !onlyDigits(idx) {
+					return fmt.Errorf("index must be [*] or a number in %q", part)
+				}
+				rest = rest[e+1:]
+			}
+		}
+		if name == "" && part == p[:len(part)] && !strings.HasPrefix(p, "[") {
+			return fmt.Errorf("missing key before index in %q", part)
+		}
+	}
+	return nil
+}
+
+// checkPathPattern accepts kind path patterns: segments separated by dots,
+// "*" for one key or index, "**" as the first segment for any prefix, and
+// [*] after a key.
+func checkPathPattern(p string) error {
+	if p == "" {
+		return errors.New("empty path pattern")
+	}
+	for i, part := range splitPattern(p) {
+		if part == "" {
+			return errors.New("empty segment in path pattern")
+		}
+		if part == "**" && i != 0 {
+			return errors.New(`"**" may only start a path pattern`)
+		}
+	}
+	return nil
+}
+
+// splitPattern splits "payment_methods.*" and "reservations[*]" and
+// "**.flight_number" into segments; "[*]" becomes "*".
+func splitPattern(p string) []string {
+	p = strings.ReplaceAll(p, "[*]", ".*")
+	p = strings.TrimPrefix(p, ".")
+	return strings.Split(p, ".")
+}

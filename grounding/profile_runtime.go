@@ -1,0 +1,500 @@
+package grounding
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// profileRuntime is a profile prepared for checking: compiled patterns,
+// schemas and lookup tables. It is built once by ParseProfile and shared.
+type profileRuntime struct {
+	errPrefixes  []string
+	errPatterns  []*regexp.Regexp
+	threshold    float64
+	choiceFail   bool
+	choiceAction map[string]bool
+	weakMax      float64
+	weakTokens   map[string]bool // canonical keys
+	yes, no      []string        // lower-case
+	pick         []string
+	schemas      map[string]*toolSchema
+	tools        map[string]*toolRuntime
+	kinds        map[string]*kindRuntime
+	kindList     []*kindRuntime // sorted by name for determinism
+	// kindTails maps the JSON key a candidate value sits under (its own key,
+	// or the array's) to the kinds whose patterns may match it; keyKinds are
+	// the kinds whose patterns may match map keys; wildKinds match anything.
+	kindTails map[string][]*kindRuntime
+	// writeWords are the action words of the write tools, for checking
+	// replies that report a write as done.
+	writeWords  []toolWords
+	keyKinds    []*kindRuntime
+	wildKinds   []*kindRuntime
+	knowledge   map[string]map[string][]string // table → canonical value key → lower-case aliases
+	order       []orderRuntime
+	outputTools map[string]bool // tools named by an order rule's after_output
+	confirm     *confirmRuntime
+}
+
+type toolWords struct {
+	tool  string
+	words []string
+}
+
+type toolRuntime struct {
+	action string
+	args   map[string]ArgProfile // normalized path ("flights[*].date") → spec
+}
+
+type kindRuntime struct {
+	name       string
+	spec       KindProfile
+	patterns   [][]string
+	contradict map[string]bool
+}
+
+type orderRuntime struct {
+	tools       map[string]bool
+	arg         string
+	after       map[string]bool
+	afterArg    string
+	afterOutput map[string]bool
+	decision    bool
+}
+
+type confirmRuntime struct {
+	actions  map[string]bool
+	tools    map[string]bool
+	except   map[string]bool
+	decision bool
+}
+
+// toolSchema is one tool's parameters schema, compiled.
+type toolSchema struct {
+	raw    json.RawMessage
+	schema *jsonschema.Schema
+	err    error          // the schema itself does not compile
+	doc    map[string]any // decoded, for role inference (enum, type, format)
+}
+
+var defaultYes = []string{"yes", "yeah", "yep", "yup", "sure", "ok", "okay", "confirm", "confirmed", "i confirm", "proceed",
+	"go ahead", "sounds good", "that works", "please do", "correct", "that's right", "that is right", "absolutely",
+	"definitely", "i agree", "let's do it", "book it", "do it"}
+
+// defaultPick are phrases with which a user selects one of the options the
+// agent listed: they single the option out but do not confirm an action.
+var defaultPick = []string{"go with", "choose", "i choose", "pick", "i'll take", "i will take", "select", "i prefer", "i'd prefer", "i would prefer"}
+
+var defaultNo = []string{"no", "nope", "not", "don't", "do not", "wait", "hold on", "actually", "cancel that", "never mind", "nevermind"}
+
+func compileProfile(p *Profile, file string) (*profileRuntime, error) {
+	rt := &profileRuntime{
+		threshold:    1,
+		weakMax:      9,
+		choiceAction: map[string]bool{ActionWrite: true, ActionIrreversibleWrite: true},
+		weakTokens:   map[string]bool{},
+		schemas:      map[string]*toolSchema{},
+		tools:        map[string]*toolRuntime{},
+		kinds:        map[string]*kindRuntime{},
+		knowledge:    map[string]map[string][]string{},
+		yes:          defaultYes,
+		no:           defaultNo,
+		pick:         defaultPick,
+	}
+	bad := func(key, format string, args ...any) error {
+		return &ProfileError{File: file, Key: key, Problem: fmt.Sprintf(format, args...)}
+	}
+	rt.errPrefixes = p.Errors.Prefixes
+	for _, s := range p.Errors.Patterns {
+		rt.errPatterns = append(rt.errPatterns, regexp.MustCompile(s)) // validated
+	}
+	if p.Success.RewardThreshold != nil {
+		rt.threshold = *p.Success.RewardThreshold
+	}
+	rt.choiceFail = p.Choice == "fail"
+	if len(p.ChoiceActions) > 0 {
+		rt.choiceAction = map[string]bool{}
+		for _, a := range p.ChoiceActions {
+			rt.choiceAction[a] = true
+		}
+	}
+	if p.Weak.MaxInt != nil {
+		rt.weakMax = float64(*p.Weak.MaxInt)
+	}
+	for _, t := range p.Weak.Tokens {
+		rt.weakTokens[stringKey(t)] = true
+	}
+	for i, s := range p.Schemas {
+		ts := compileToolSchema(s.Parameters)
+		if ts.err != nil {
+			return nil, bad(fmt.Sprintf("schemas[%d].parameters", i), "not a usable JSON Schema: %v", ts.err)
+		}
+		rt.schemas[s.Name] = ts
+	}
+	for _, name := range sortedKeys(p.Tools) {
+		tp := p.Tools[name]
+		if tp.Action != ActionWrite && tp.Action != ActionIrreversibleWrite {
+			continue
+		}
+		var ws []string
+		for _, w := range actionWords(name) {
+			if w != "flight" && w != "reservation" { // named by nearly every sentence
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) > 0 {
+			rt.writeWords = append(rt.writeWords, toolWords{tool: name, words: ws})
+		}
+	}
+	for name, tp := range p.Tools {
+		tr := &toolRuntime{action: tp.Action, args: map[string]ArgProfile{}}
+		for path, a := range tp.Args {
+			tr.args[normalizeArgPath(path)] = a
+		}
+		rt.tools[name] = tr
+	}
+	for name, k := range p.Kinds {
+		kr := &kindRuntime{name: name, spec: k, contradict: map[string]bool{}}
+		for _, pat := range k.Paths {
+			kr.patterns = append(kr.patterns, splitPattern(pat))
+		}
+		for _, c := range k.Contradict {
+			kr.contradict[c] = true
+		}
+		rt.kinds[name] = kr
+	}
+	rt.kindTails = map[string][]*kindRuntime{}
+	for _, name := range sortedKeys(rt.kinds) {
+		k := rt.kinds[name]
+		rt.kindList = append(rt.kindList, k)
+		tails, keyed, wild := map[string]bool{}, false, false
+		for _, pat := range k.patterns {
+			last := pat[len(pat)-1]
+			switch {
+			case last != "*" && last != "**":
+				tails[last] = true
+			case len(pat) >= 2 && pat[len(pat)-2] != "*" && pat[len(pat)-2] != "**":
+				tails[pat[len(pat)-2]] = true // array items under that key
+				keyed = true                  // or the keys of a map under it
+			default:
+				wild = true
+			}
+		}
+		for _, t := range sortedKeys(tails) {
+			rt.kindTails[t] = append(rt.kindTails[t], k)
+		}
+		if keyed {
+			rt.keyKinds = append(rt.keyKinds, k)
+		}
+		if wild {
+			rt.wildKinds = append(rt.wildKinds, k)
+		}
+	}
+	for table, m := range p.Knowledge {
+		t := map[string][]string{}
+		for val, aliases := range m {
+			low := make([]string, 0, len(aliases))
+			for _, a := range aliases {
+				low = append(low, strings.ToLower(strings.TrimSpace(a)))
+			}
+			t[stringKey(val)] = low
+		}
+		rt.knowledge[table] = t
+	}
+	for i, r := range p.Workflow.Order {
+		o := orderRuntime{tools: setOf(r.Tools), arg: normalizeArgPath(r.Arg), after: setOf(r.After), afterArg: normalizeArgPath(r.AfterArg),
+			afterOutput: setOf(r.AfterOutput), decision: r.Level == "decision"}
+		if r.AfterArg == "" {
+			o.afterArg = o.arg
+		}
+		if len(o.tools) == 0 || len(o.after) == 0 {
+			return nil, bad(fmt.Sprintf("workflow.order[%d]", i), "tools and after must not be empty")
+		}
+		rt.order = append(rt.order, o)
+		for t := range o.afterOutput {
+			if rt.outputTools == nil {
+				rt.outputTools = map[string]bool{}
+			}
+			rt.outputTools[t] = true
+		}
+	}
+	if c := p.Workflow.Confirm; c != nil {
+		rt.confirm = &confirmRuntime{actions: setOf(c.Actions), tools: setOf(c.Tools), except: setOf(c.Except), decision: c.Level != "trajectory"}
+		if len(c.Yes) > 0 {
+			rt.yes = lowerAll(c.Yes)
+		}
+		if len(c.No) > 0 {
+			rt.no = lowerAll(c.No)
+		}
+	}
+	return rt, nil
+}
+
+func setOf(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[s] = true
+	}
+	return m
+}
+
+func lowerAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = strings.ToLower(s)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// normalizeArgPath turns every [n] into [*]: flights[0].date → flights[*].date.
+func normalizeArgPath(p string) string {
+	if strings.IndexByte(p, '[') < 0 {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '[' {
+			e := strings.IndexByte(p[i:], ']')
+			if e > 1 && onlyDigits(p[i+1:i+e]) {
+				b.WriteString("[*]")
+				i += e
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// schemaCache shares compiled schemas across trajectories: a pool of logs
+// usually repeats the same tools list on every line.
+var schemaCache struct {
+	sync.Mutex
+	seed maphash.Seed
+	m    map[uint64]*toolSchema
+}
+
+const schemaCacheMax = 4096
+
+func cachedToolSchema(raw json.RawMessage) *toolSchema {
+	schemaCache.Lock()
+	if schemaCache.m == nil {
+		schemaCache.m = map[uint64]*toolSchema{}
+		schemaCache.seed = maphash.MakeSeed()
+	}
+	h := maphash.Bytes(schemaCache.seed, raw)
+	ts, ok := schemaCache.m[h]
+	schemaCache.Unlock()
+	if ok && bytes.Equal(ts.raw, raw) {
+		return ts
+	}
+	ts = compileToolSchema(raw)
+	schemaCache.Lock()
+	if len(schemaCache.m) < schemaCacheMax {
+		schemaCache.m[h] = ts
+	}
+	schemaCache.Unlock()
+	return ts
+}
+
+// compileToolSchema compiles a tool's parameters. A missing schema accepts
+// any object.
+func compileToolSchema(raw json.RawMessage) *toolSchema {
+	ts := &toolSchema{raw: append(json.RawMessage(nil), raw...)}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return ts
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		ts.err = err
+		return ts
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		ts.err = errors.New("parameters must be a JSON object")
+		return ts
+	}
+	ts.doc = m
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("mem:///parameters.json", doc); err != nil {
+		ts.err = err
+		return ts
+	}
+	ts.schema, ts.err = c.Compile("mem:///parameters.json")
+	return ts
+}
+
+// validate checks decoded-from-JSON arguments against the schema and returns
+// a one-line problem, or "".
+func (ts *toolSchema) validate(args json.RawMessage) string {
+	if ts == nil || ts.schema == nil {
+		return ""
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return "arguments are not valid JSON"
+	}
+	err = ts.schema.Validate(inst)
+	if err == nil {
+		return ""
+	}
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return schemaProblem(ve)
+	}
+	return err.Error()
+}
+
+// schemaProblem renders the innermost validation errors on one line:
+// "/flights/0: missing property 'date'".
+func schemaProblem(ve *jsonschema.ValidationError) string {
+	printer := message.NewPrinter(language.English)
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/" + strings.Join(e.InstanceLocation, "/")
+			leaves = append(leaves, loc+": "+e.ErrorKind.LocalizedString(printer))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	if len(leaves) > 3 {
+		leaves = append(leaves[:3], "…")
+	}
+	return strings.Join(leaves, "; ")
+}
+
+// propertySchema finds the schema of an argument path inside a tool's
+// parameters, following properties, items and local $refs.
+func (ts *toolSchema) propertySchema(path []jsonSeg) map[string]any {
+	if ts == nil || ts.doc == nil {
+		return nil
+	}
+	cur := ts.doc
+	for _, s := range path {
+		cur = ts.resolve(cur)
+		if cur == nil {
+			return nil
+		}
+		if s.key == "" && s.index >= 0 {
+			items, _ := cur["items"].(map[string]any)
+			cur = firstAlternative(ts.resolve(items), ts)
+			continue
+		}
+		props, _ := cur["properties"].(map[string]any)
+		next, _ := props[s.key].(map[string]any)
+		cur = next
+	}
+	return firstAlternative(ts.resolve(cur), ts)
+}
+
+// resolve follows a local "$ref": "#/$defs/X" (or #/definitions/X).
+func (ts *toolSchema) resolve(s map[string]any) map[string]any {
+	for i := 0; i < 8 && s != nil; i++ {
+		ref, ok := s["$ref"].(string)
+		if !ok {
+			return s
+		}
+		if !strings.HasPrefix(ref, "#/") {
+			return s
+		}
+		cur := any(ts.doc)
+		for _, part := range strings.Split(ref[2:], "/") {
+			m, _ := cur.(map[string]any)
+			cur = m[part]
+		}
+		s, _ = cur.(map[string]any)
+	}
+	return s
+}
+
+// firstAlternative picks the first branch of anyOf/oneOf that has
+// properties or a type (τ² schemas wrap items in anyOf).
+func firstAlternative(s map[string]any, ts *toolSchema) map[string]any {
+	if s == nil {
+		return nil
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
+			if m, ok := alts[0].(map[string]any); ok {
+				return ts.resolve(m)
+			}
+		}
+	}
+	return s
+}
+
+// enumValues returns the canonical keys of a property's enum (and const).
+func enumValues(s map[string]any) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	add := func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, stringKey(x))
+		case json.Number:
+			if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+				out = append(out, numberKey(f))
+			}
+		case bool:
+			out = append(out, stringKey(strconv.FormatBool(x)))
+		}
+	}
+	if e, ok := s["enum"].([]any); ok {
+		for _, v := range e {
+			add(v)
+		}
+	}
+	if c, ok := s["const"]; ok {
+		add(c)
+	}
+	return out
+}
+
+func schemaType(s map[string]any) string {
+	if s == nil {
+		return ""
+	}
+	switch t := s["type"].(type) {
+	case string:
+		return t
+	case []any:
+		for _, e := range t {
+			if str, ok := e.(string); ok && str != "null" {
+				return str
+			}
+		}
+	}
+	return ""
+}

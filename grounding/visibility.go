@@ -1,0 +1,561 @@
+package grounding
+
+import (
+	"strings"
+)
+
+// This file holds the index of the visible history V(H<t). The checker walks
+// a trajectory once; before each assistant message it looks argument values
+// up in the index, after it adds the message. Each canonical key (see
+// normalize.go) keeps its first occurrences by provenance, so a lookup says
+// not only whether a value was visible but where it came from.
+
+// src is where a visible occurrence came from.
+type src uint8
+
+const (
+	srcSystem src = iota + 1
+	srcUser
+	srcTool
+	srcAgent // the agent's own text or call arguments
+	srcRequest
+	srcSchema
+)
+
+// occ is one occurrence of a key in a visible message.
+type occ struct {
+	msg        int32 // message index; -1: none
+	start, end int32 // byte span in the message content
+	path       string
+	norm       normKind
+	src        src
+	whole      bool // the mention is the whole JSON value, not a word inside it
+}
+
+var noOcc = occ{msg: -1}
+
+func (o occ) ok() bool { return o.msg >= 0 }
+
+// entry is what the index knows about one canonical key.
+type entry struct {
+	key string
+	// sup is the best occurrence from a source other than the agent: the
+	// system prompt, the user, a tool observation that is not an echo.
+	sup occ
+	// user is the first occurrence in a user message or the request.
+	user occ
+	// agent is the first occurrence in the agent's own messages; agentBad
+	// says the agent introduced the value while nothing visible supported it
+	// (unsupported, hidden-only, …): tool echoes of it support nothing.
+	agent    occ
+	agentBad bool
+	// echo is the first occurrence in an observation of a call whose own
+	// arguments contained the value.
+	echo occ
+	// part is the first occurrence as the number part of a longer
+	// identifier (4421486 in credit_card_4421486).
+	part occ
+	// confirmed is an agent text mention of the value that a later user
+	// message accepted (confirmBy is that message).
+	confirmed occ
+	confirmBy int32
+	// agentText is the latest agent text mention, pending is true while it
+	// waits for the user's answer.
+	agentText  occ
+	pending    bool
+	recentTurn int32 // c.turn+1 when listed in c.recent
+	// partOf is the identifier this key is the number part of (-1).
+	partOf int32
+	// hidden is set lazily: -2 unknown, -1 not in hidden context, else the
+	// index into checker.hiddenOccs of the first hidden occurrence.
+	small bool // a small integer
+}
+
+// candidate is one value of a kind listed by an observation, with the keys
+// of its attributes (the other values of its JSON object).
+type candidate struct {
+	ent   int32
+	msg   int32
+	attrs []attr
+}
+
+type attr struct {
+	ent int32
+	key string // JSON key of the attribute ("last_four", "source")
+}
+
+// kindSet is the visible candidates of one kind, in order of appearance.
+type kindSet struct {
+	cands []candidate
+	pos   map[int32]int // entry → index in cands
+}
+
+// numOcc is a number seen in a non-agent visible message, for derivations.
+type numOcc struct {
+	v          float64
+	msg        int32
+	start, end int32
+}
+
+// entryFor returns the entry of a key, if any visible message named it.
+func (c *checker) entryFor(key []byte) (int32, bool) {
+	if id, ok := c.keys[string(key)]; ok {
+		return id, true
+	}
+	for _, b := range c.bases {
+		if b.msg < c.pos {
+			if _, ok := b.idx.occ[string(key)]; ok {
+				return c.ensureEntry(key), true
+			}
+		}
+	}
+	return -1, false
+}
+
+// find is entryFor for a string key.
+func (c *checker) find(k string) (int32, bool) {
+	if id, ok := c.keys[k]; ok {
+		return id, true
+	}
+	for _, b := range c.bases {
+		if b.msg < c.pos {
+			if _, ok := b.idx.occ[k]; ok {
+				return c.ensureEntry([]byte(k)), true
+			}
+		}
+	}
+	return -1, false
+}
+
+func (c *checker) ensureEntry(key []byte) int32 {
+	if id, ok := c.keys[string(key)]; ok {
+		return id
+	}
+	k := string(key)
+	id := int32(len(c.ents))
+	c.ents = append(c.ents, entry{key: k, sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1})
+	c.keys[k] = id
+	// Long system texts are indexed once per pool (baseIndex); their
+	// occurrences join an entry when it is first needed.
+	for _, b := range c.bases {
+		if b.msg >= c.pos {
+			continue
+		}
+		if bo, ok := b.idx.occ[k]; ok {
+			e := &c.ents[id]
+			o := bo.o
+			o.msg = int32(b.msg)
+			if bo.part {
+				if !e.part.ok() {
+					e.part = o
+				}
+			} else if !e.sup.ok() || (e.sup.norm != nkNone && o.norm == nkNone) {
+				e.sup = o
+			}
+		}
+	}
+	return id
+}
+
+// baseIndex is the shared index of one long system text: every key's first
+// occurrence (a literal one preferred), built once and read by all checks.
+type baseIndex struct {
+	occ       map[string]baseOcc
+	isJSON    bool
+	pending   []pendingMD
+	firstDate [3]int // first date written in full, zero when none
+}
+
+type baseOcc struct {
+	o    occ
+	part bool
+}
+
+type baseRef struct {
+	msg int
+	idx *baseIndex
+}
+
+// newBaseIndex indexes a scanned buffer.
+func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
+	bi := &baseIndex{occ: make(map[string]baseOcc, len(b.ms)), isJSON: isJSON, pending: append([]pendingMD(nil), pending...)}
+	for i := range b.ms {
+		m := &b.ms[i]
+		key := b.key(m)
+		if len(key) <= 2 {
+			continue
+		}
+		o := occ{start: m.start, end: m.end, norm: m.norm, src: srcSystem, whole: m.wholeLeaf}
+		if m.p1 > m.p0 {
+			o.path = string(b.path(m))
+		}
+		part := m.kind == mIDPart
+		old, seen := bi.occ[string(key)]
+		if !seen || (!part && (old.part || old.o.norm != nkNone && m.norm == nkNone)) {
+			bi.occ[string(key)] = baseOcc{o: o, part: part}
+		}
+		if m.kind == mDate && m.norm == nkNone && bi.firstDate[0] == 0 {
+			bi.firstDate = [3]int{digitsValue(string(key[2:6])), digitsValue(string(key[7:9])), digitsValue(string(key[10:12]))}
+		}
+	}
+	return bi
+}
+
+// indexMentions adds the mentions in c.buf, found in message msg from
+// source s. echoKeys are the canonical keys of the arguments of the call the
+// message answers (tool observations), whose reappearance is an echo.
+func (c *checker) indexMentions(msg int, s src, echoKeys map[string]bool, agentBad map[string]bool) {
+	buf := &c.buf
+	lastWord, lastStart, lastEnd := int32(-1), int32(0), int32(0)
+	for i := range buf.ms {
+		m := &buf.ms[i]
+		key := buf.key(m)
+		if len(key) <= 2 {
+			continue
+		}
+		id := c.ensureEntry(key)
+		if m.kind == mWord && m.norm == nkNone {
+			lastWord, lastStart, lastEnd = id, m.start, m.end
+		}
+		e := &c.ents[id]
+		if m.kind == mIDPart && e.partOf < 0 && lastWord >= 0 && m.start >= lastStart && m.end <= lastEnd {
+			e.partOf = lastWord
+		}
+		if m.small {
+			e.small = true
+		}
+		o := occ{msg: int32(msg), start: m.start, end: m.end, norm: m.norm, src: s}
+		o.whole = m.wholeLeaf
+		switch {
+		case s == srcAgent:
+			if !e.agent.ok() {
+				o.path = c.pathOf(m)
+				e.agent = o
+				if !e.sup.ok() && agentBad != nil && agentBad[e.key] {
+					e.agentBad = true
+				}
+			}
+			continue
+		case m.kind == mIDPart:
+			if !e.part.ok() {
+				o.path = c.pathOf(m)
+				e.part = o
+			}
+			continue
+		case echoKeys != nil && echoKeys[e.key]:
+			if !e.echo.ok() {
+				o.path = c.pathOf(m)
+				e.echo = o
+			}
+			continue
+		}
+		if !e.sup.ok() || (e.sup.norm != nkNone && m.norm == nkNone) {
+			o.path = c.pathOf(m)
+			e.sup = o
+		}
+		if (s == srcUser || s == srcRequest) && !e.user.ok() {
+			if o.path == "" {
+				o.path = c.pathOf(m)
+			}
+			e.user = o
+		}
+		if (m.kind == mNum || m.kind == mMoney) && s != srcSchema {
+			c.nums = append(c.nums, numOcc{v: m.num, msg: int32(msg), start: m.start, end: m.end})
+		}
+	}
+}
+
+func (c *checker) pathOf(m *mention) string {
+	if m.p1 <= m.p0 {
+		return ""
+	}
+	return string(c.buf.path(m))
+}
+
+// kindCandidates registers the candidates of every kind that the JSON
+// observation in c.buf lists, and the record pairs of a read.
+func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts []int32) {
+	buf := &c.buf
+	if len(recordEnts) > 0 {
+		for i := range buf.ms {
+			m := &buf.ms[i]
+			if !m.wholeLeaf || m.isKey {
+				continue
+			}
+			id, ok := c.entryFor(buf.key(m))
+			if !ok {
+				continue
+			}
+			for _, r := range recordEnts {
+				c.records[[2]int32{r, id}] = true
+				if r >= 0 {
+					c.recordVals[id] = true
+				}
+			}
+		}
+	}
+	if len(c.rt.kindList) == 0 {
+		return
+	}
+	for i := range buf.ms {
+		m := &buf.ms[i]
+		if m.p1 <= m.p0 || !m.wholeLeaf || m.kind == mIDPart {
+			continue
+		}
+		// A key is a candidate only as the key of a map of entities
+		// (payment_methods: {"credit_card_1": {…}}), not as a field name.
+		if m.isKey && m.valObj < 0 {
+			continue
+		}
+		var kinds []*kindRuntime
+		if m.isKey {
+			kinds = c.rt.keyKinds
+		} else {
+			kinds = c.rt.kindTails[m.jsonKey]
+		}
+		if len(kinds) == 0 && len(c.rt.wildKinds) == 0 {
+			continue
+		}
+		path := buf.path(m)
+		for n := 0; n < len(kinds)+len(c.rt.wildKinds); n++ {
+			var k *kindRuntime
+			if n < len(kinds) {
+				k = kinds[n]
+			} else {
+				k = c.rt.wildKinds[n-len(kinds)]
+			}
+			if !k.matches(path) {
+				continue
+			}
+			key := buf.key(m)
+			if echoKeys != nil && echoKeys[string(key)] {
+				continue
+			}
+			id := c.ensureEntry(key)
+			ks := c.kindSet(k.name)
+			if _, seen := ks.pos[id]; !seen {
+				cand := candidate{ent: id, msg: int32(msg)}
+				o := m.obj
+				if m.isKey {
+					o = m.valObj
+				} else if len(path) > 0 && path[len(path)-1] == ']' {
+					o = -1 // an array item (reservations[2]) has no attributes
+				}
+				a0 := len(c.attrBuf)
+				if o >= 0 && int(o) < len(buf.objs) {
+					ob := buf.objs[o]
+					for j := ob.m0; j < ob.m1; j++ {
+						a := &buf.ms[j]
+						if int(j) == i || a.isKey || a.kind == mIDPart {
+							continue
+						}
+						ak := buf.key(a)
+						if len(ak) <= 2 || string(ak) == string(key) {
+							continue
+						}
+						c.attrBuf = append(c.attrBuf, attr{ent: c.ensureEntry(ak), key: a.jsonKey})
+					}
+				}
+				cand.attrs = c.attrBuf[a0:len(c.attrBuf):len(c.attrBuf)]
+				ks.pos[id] = len(ks.cands)
+				ks.cands = append(ks.cands, cand)
+			}
+		}
+	}
+}
+
+func (c *checker) kindSet(name string) *kindSet {
+	ks := c.kinds[name]
+	if ks == nil {
+		ks = &kindSet{pos: map[int32]int{}}
+		c.kinds[name] = ks
+	}
+	return ks
+}
+
+// matches reports whether a rendered JSON path (a.b[0].c, ["x y"].d) matches
+// one of the kind's patterns.
+func (k *kindRuntime) matches(path []byte) bool {
+	for _, pat := range k.patterns {
+		if matchPath(pat, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPath matches pattern segments against a rendered path (see
+// jsonWalker.appendPath), from the end and without allocating.
+func matchPath(pat []string, path []byte) bool {
+	end := len(path)
+	for i := len(pat) - 1; i >= 0; i-- {
+		if pat[i] == "**" {
+			return true
+		}
+		if end <= 0 {
+			return false
+		}
+		var seg []byte
+		start := 0
+		if path[end-1] == ']' {
+			k := end - 2
+			if k >= 0 && path[k] == '"' {
+				// quoted key ["a b"]: its raw (escaped) text
+				q := k - 1
+				for q > 0 && !(path[q] == '"' && path[q-1] == '[') {
+					q--
+				}
+				if q <= 0 {
+					return false
+				}
+				seg, start = path[q+1:k], q-1
+			} else {
+				for k >= 0 && path[k] != '[' {
+					k--
+				}
+				if k < 0 {
+					return false
+				}
+				seg, start = path[k+1:end-1], k
+			}
+		} else {
+			k := end - 1
+			for k >= 0 && path[k] != '.' && path[k] != ']' {
+				k--
+			}
+			seg, start = path[k+1:end], k+1
+		}
+		if pat[i] != "*" && string(seg) != pat[i] {
+			return false
+		}
+		end = start
+		if end > 0 && path[end-1] == '.' {
+			end--
+		}
+	}
+	return end == 0
+}
+
+// affirmative reports whether a user message accepts what was proposed:
+// it contains a yes phrase and does not open with a no phrase.
+func (c *checker) affirmative(text string) bool {
+	low := strings.ToLower(strings.TrimSpace(text))
+	for _, n := range c.rt.no {
+		if hasWordPrefix(low, n) {
+			return false
+		}
+	}
+	for _, y := range c.rt.yes {
+		if containsWord(low, y) {
+			return true
+		}
+	}
+	return false
+}
+
+// selection reports whether a user message picks one of the listed options.
+func (c *checker) selection(text string) bool {
+	low := strings.ToLower(text)
+	for _, p := range c.rt.pick {
+		if containsWord(low, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal reports whether a user message opens with a no phrase.
+func (c *checker) refusal(text string) bool {
+	low := strings.ToLower(strings.TrimSpace(text))
+	for _, n := range c.rt.no {
+		if hasWordPrefix(low, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWordPrefix reports whether s starts with the phrase p as whole words.
+func hasWordPrefix(s, p string) bool {
+	if !strings.HasPrefix(s, p) {
+		return false
+	}
+	return len(s) == len(p) || !wordByte(s[len(p)])
+}
+
+// containsWord reports whether s contains the phrase p on word boundaries.
+func containsWord(s, p string) bool {
+	off := 0
+	for {
+		k := strings.Index(s[off:], p)
+		if k < 0 {
+			return false
+		}
+		k += off
+		before := k == 0 || !wordByte(s[k-1])
+		after := k+len(p) == len(s) || !wordByte(s[k+len(p)])
+		if before && after {
+			return true
+		}
+		off = k + 1
+	}
+}
+
+func wordByte(c byte) bool { return letterByte(c) || digitByte(c) || c == '_' || c == '\'' }
+
+// phraseIn reports where the words of phrase occur in text as whole words,
+// case-insensitively and with runs of space, '-' and '_' equivalent; a
+// trailing plural "s" on the last word is accepted.
+func phraseIn(text, phrase string) (int, int, bool) {
+	words := strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' || r == '\n' })
+	if len(words) == 0 {
+		return 0, 0, false
+	}
+	low := text
+	lowered := false
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 'A' && text[i] <= 'Z' {
+			lowered = true
+			break
+		}
+	}
+	if lowered {
+		low = strings.ToLower(text)
+	}
+	off := 0
+	for off < len(low) {
+		k := strings.Index(low[off:], words[0])
+		if k < 0 {
+			return 0, 0, false
+		}
+		k += off
+		off = k + 1
+		if k > 0 && wordByte(low[k-1]) {
+			continue
+		}
+		p := k + len(words[0])
+		ok := true
+		for _, w := range words[1:] {
+			q := p
+			for q < len(low) && (low[q] == ' ' || low[q] == '-' || low[q] == '_' || low[q] == '\t' || low[q] == '\n') {
+				q++
+			}
+			if q == p || !strings.HasPrefix(low[q:], w) {
+				ok = false
+				break
+			}
+			p = q + len(w)
+		}
+		if !ok {
+			continue
+		}
+		if p < len(low) && low[p] == 's' && (p+1 == len(low) || !wordByte(low[p+1])) {
+			p++
+		}
+		if p < len(low) && wordByte(low[p]) {
+			continue
+		}
+		return k, p, true
+	}
+	return 0, 0, false
+}
