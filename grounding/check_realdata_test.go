@@ -1,0 +1,113 @@
+package grounding
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// tauAirline is the real τ-bench airline log the labels were made on. It is
+// shared data, not part of the project: the test skips when it is absent.
+const tauAirline = "../../shared/realdata/tau-bench/gpt-4o-airline.json"
+
+type labelFile struct {
+	Labels []struct {
+		Trajectory string            `json:"trajectory"`
+		Message    int               `json:"message"`
+		Call       *int              `json:"call"`
+		Verdict    Verdict           `json:"verdict"`
+		Args       map[string]string `json:"args"`
+		Reason     string            `json:"reason"`
+	} `json:"labels"`
+}
+
+// TestRealAirlineLabels runs the engine on the real gpt-4o airline log and
+// compares it with the hand labels in testdata/labels/tau-airline.json:
+// false approvals (engine pass where a careful reader says fail or needs a
+// human) must be zero; the automatic-decision rate over the whole file and
+// the agreement on automatically decided labels are reported.
+func TestRealAirlineLabels(t *testing.T) {
+	f, err := os.Open(tauAirline)
+	if err != nil {
+		t.Skipf("real τ-bench log not available (%v); labels need ../shared/realdata", err)
+	}
+	defer f.Close()
+	raw, err := os.ReadFile("testdata/labels/tau-airline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lf labelFile
+	if err := json.Unmarshal(raw, &lf); err != nil {
+		t.Fatalf("labels: %v", err)
+	}
+	type key struct {
+		traj      string
+		msg, call int
+	}
+	results := map[key]DecisionResult{}
+	audit := NewAudit()
+	for tr, err := range Read(f, tauAirline, FormatAuto) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Check(tr, nil)
+		audit.Add(r)
+		for _, d := range r.Decisions {
+			results[key{tr.ID, d.Message, d.Call}] = d
+		}
+	}
+	var falseApprovals, auto, agree, tp, fp, fn int
+	for _, l := range lf.Labels {
+		call := -1
+		if l.Call != nil {
+			call = *l.Call
+		}
+		d, ok := results[key{l.Trajectory, l.Message, call}]
+		if !ok {
+			t.Errorf("label %s message %d call %d: no such decision", l.Trajectory, l.Message, call)
+			continue
+		}
+		if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
+			falseApprovals++
+			t.Errorf("false approval: %s message %d call %d: engine pass, label %s (%s)", l.Trajectory, l.Message, call, l.Verdict, l.Reason)
+		}
+		if d.Verdict != VerdictAmbiguous {
+			auto++
+			if d.Verdict == l.Verdict {
+				agree++
+			} else {
+				t.Logf("disagreement: %s message %d call %d: engine %s %v, label %s (%s)", l.Trajectory, l.Message, call, d.Verdict, d.Reasons, l.Verdict, l.Reason)
+			}
+		}
+		switch {
+		case d.Verdict == VerdictFail && l.Verdict == VerdictFail:
+			tp++
+		case d.Verdict == VerdictFail:
+			fp++
+		case l.Verdict == VerdictFail:
+			fn++
+		}
+	}
+	ratio := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return float64(a) / float64(b)
+	}
+	t.Logf("whole file: %d trajectories, %d decisions, automatically decided %.1f%% (goal ≥ 85%%)",
+		audit.Trajectories, audit.Decisions, 100*audit.AutoDecidedShare)
+	t.Logf("labels: %d decisions, false approvals %d (goal 0), automatically decided %d, agreement %.1f%% (goal ≥ 90%%)",
+		len(lf.Labels), falseApprovals, auto, 100*ratio(agree, auto))
+	t.Logf("fail verdicts: precision %.2f, recall %.2f", ratio(tp, tp+fp), ratio(tp, tp+fn))
+	t.Logf("pool audit: certified %d, at most two supervised %.1f%%, certified after a real error %.1f%%",
+		audit.Certified, 100*audit.AtMostTwoSupervisedShare, 100*audit.CertifiedAfterErrorShare)
+	if len(lf.Labels) < 60 {
+		t.Errorf("only %d labelled decisions, want at least 60", len(lf.Labels))
+	}
+	if audit.AutoDecidedShare < 0.85 {
+		t.Errorf("automatic-decision rate %.3f, want at least 0.85", audit.AutoDecidedShare)
+	}
+	if ratio(agree, auto) < 0.90 {
+		t.Errorf("agreement %.3f on automatically decided labels, want at least 0.90", ratio(agree, auto))
+	}
+}
