@@ -1,0 +1,94 @@
+package grounding
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// FuzzCheck checks arbitrary canonical trajectories under every shipped
+// profile: the engine never panics, makes one result per decision, gives
+// only the three verdicts, and sets a mask of 1 only for a passing decision
+// of a successful trajectory whose workflow holds. The seed corpus in
+// testdata/fuzz/FuzzCheck holds small τ-bench-like and tricky logs.
+func FuzzCheck(f *testing.F) {
+	g := lcg(7)
+	for i := 0; i < 3; i++ {
+		b, _ := json.Marshal(benchTrajectory(&g, i))
+		f.Add(b)
+	}
+	f.Add([]byte("user\x00My id is mia_li_3668, fly May 20th at 7 PM, $250\x00assistant\x00{\"user_id\":\"mia_li_3668\"}\x00tool\x00{\"a\":[1,2,{\"b\":\"2024-05-20T15:00:00\"}]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var tr Trajectory
+		if json.Unmarshal(data, &tr) != nil {
+			tr = fuzzTrajectory(data)
+		}
+		want := len(Decisions(&tr))
+		for _, name := range EmbeddedProfiles() {
+			p, err := LoadProfile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Check(&tr, p)
+			if len(r.Decisions) != want {
+				t.Fatalf("profile %s: %d results for %d decisions", name, len(r.Decisions), want)
+			}
+			if r.R != 0 && r.R != 1 {
+				t.Fatalf("profile %s: R = %d", name, r.R)
+			}
+			for _, d := range r.Decisions {
+				switch d.Verdict {
+				case VerdictPass, VerdictFail, VerdictAmbiguous:
+				default:
+					t.Fatalf("profile %s: verdict %q", name, d.Verdict)
+				}
+				if d.Mask != 0 && d.Mask != 1 {
+					t.Fatalf("profile %s: mask %d", name, d.Mask)
+				}
+				if d.Mask == 1 && (d.Verdict != VerdictPass || r.R != 1 || !d.Workflow || !r.Workflow) {
+					t.Fatalf("profile %s: mask 1 for verdict %s, R %d, workflow %v/%v", name, d.Verdict, r.R, d.Workflow, r.Workflow)
+				}
+				if d.Queued && (d.Verdict != VerdictAmbiguous || r.R != 1 || !d.Workflow) {
+					t.Fatalf("profile %s: queued %s decision (R %d, workflow %v)", name, d.Verdict, r.R, d.Workflow)
+				}
+				for _, a := range d.Args {
+					_ = a.Where.String()
+				}
+			}
+		}
+	})
+}
+
+// fuzzTrajectory builds a trajectory from arbitrary bytes, so the fuzzer
+// also reaches the text and JSON scanners with content no importer would
+// produce: NUL-separated fields alternate a role word and a content; an
+// assistant content is also tried as a call's arguments, and a tool message
+// answers the latest call.
+func fuzzTrajectory(data []byte) Trajectory {
+	one := 1.0
+	tr := Trajectory{ID: "fuzz", Domain: "airline", Reward: &one, Tools: []Tool{{Name: "lookup", Parameters: json.RawMessage(`{"type":"object"}`)}}}
+	fields := bytes.Split(data, []byte{0})
+	lastCall := ""
+	for i := 0; i+1 < len(fields); i += 2 {
+		role, content := string(fields[i]), string(fields[i+1])
+		switch role {
+		case RoleAssistant:
+			m := Message{Role: RoleAssistant}
+			if json.Valid(fields[i+1]) {
+				lastCall = fmt.Sprintf("c%d", i)
+				m.ToolCalls = []ToolCall{{ID: lastCall, Name: "lookup", Arguments: json.RawMessage(content)}}
+			} else {
+				m.Content = content
+			}
+			tr.Messages = append(tr.Messages, m)
+		case RoleTool:
+			tr.Messages = append(tr.Messages, Message{Role: RoleTool, ToolCallID: lastCall, Content: content})
+		case "hidden":
+			tr.Messages = append(tr.Messages, Message{Role: RoleSystem, Content: content, Visibility: Hidden, HiddenKind: HiddenTeacherHint})
+		default:
+			tr.Messages = append(tr.Messages, Message{Role: role, Content: content})
+		}
+	}
+	return tr
+}
