@@ -258,6 +258,7 @@ type checker struct {
 	ents  []entry
 	buf   mentionBuf
 	tbuf  mentionBuf // scratch for text being checked
+	rbuf  mentionBuf // the reply of the assistant message being checked
 	sc    textScanner
 	jw    jsonWalker
 	nums  []numOcc
@@ -500,7 +501,7 @@ func (c *checker) setupTools() {
 		c.sc.out = &c.buf
 		c.sc.ctx = mention{obj: -1, valObj: -1, wholeLeaf: true}
 		c.sc.word(name, 0, 0, mWord, nkNone)
-		c.indexMentions(-1, srcSchema, nil, nil)
+		c.indexMentions(&c.buf, -1, srcSchema, nil, nil)
 	}
 }
 
@@ -515,7 +516,7 @@ func (c *checker) indexText(msg int, s src, content string) {
 	if msg >= 0 && !c.lastWasJSON {
 		c.textMsgs = append(c.textMsgs, int32(msg))
 	}
-	c.indexMentions(msg, s, nil, nil)
+	c.indexMentions(&c.buf, msg, s, nil, nil)
 	c.collectSmall(msg, s)
 	c.flushPendingMD(msg, s)
 	c.refFromMessage(msg, s)
@@ -646,7 +647,7 @@ func (c *checker) resolvePending() {
 		c.sc.out = &c.buf
 		c.sc.ctx = mention{obj: -1, valObj: -1}
 		c.sc.date(c.sc.refYear, p.md.month, p.md.day, int(p.md.start), int(p.md.end), nkDateYear)
-		c.indexMentions(p.msg, p.src, nil, nil)
+		c.indexMentions(&c.buf, p.msg, p.src, nil, nil)
 	}
 	c.pendingMD = c.pendingMD[:0]
 	c.buf = saved
@@ -751,7 +752,7 @@ func (c *checker) observation(msg int) {
 	} else {
 		c.jsonMsgs = append(c.jsonMsgs, int32(msg))
 	}
-	c.indexMentions(msg, srcTool, echo, nil)
+	c.indexMentions(&c.buf, msg, srcTool, echo, nil)
 	c.collectSmall(msg, srcTool)
 	c.flushPendingMD(msg, srcTool)
 	c.refFromMessage(msg, srcTool)

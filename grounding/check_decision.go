@@ -32,8 +32,13 @@ func nowhere() Evidence {
 func (c *checker) assistant(i int) {
 	m := &c.t.Messages[i]
 	first := len(c.res.Decisions)
+	// Prose is scanned once, for the reply's check and for the index.
+	prose := m.Content != "" && !looksJSON(m.Content) && c.sc.refYear != 0
+	if prose {
+		c.scanProse(m.Content, &c.rbuf)
+	}
 	if m.Content != "" {
-		c.replyDecision(i)
+		c.replyDecision(i, prose)
 	}
 	for k := range m.ToolCalls {
 		c.callDecision(i, k)
@@ -47,18 +52,22 @@ func (c *checker) assistant(i int) {
 				if bad == nil {
 					bad = map[string]bool{}
 				}
-				for _, k := range valueKeys(a.Value, a.Role) {
+				for _, k := range valueKeys(string(a.Value)) {
 					bad[k] = true
 				}
 			}
 		}
 	}
 	if m.Content != "" {
-		c.scanContent(m.Content, &c.buf)
-		c.indexMentions(i, srcAgent, nil, bad)
-		for j := range c.buf.ms {
-			mm := &c.buf.ms[j]
-			id, ok := c.entryFor(c.buf.key(mm))
+		b := &c.rbuf
+		if !prose {
+			c.scanContent(m.Content, &c.buf)
+			b = &c.buf
+		}
+		c.indexMentions(b, i, srcAgent, nil, bad)
+		for j := range b.ms {
+			mm := &b.ms[j]
+			id, ok := c.entryFor(b.key(mm))
 			if !ok {
 				continue
 			}
@@ -84,21 +93,23 @@ func (c *checker) assistant(i int) {
 		c.buf.reset()
 		c.sc.out = &c.buf
 		if c.jw.walkJSON(string(call.Arguments), &c.sc) {
-			c.indexMentions(i, srcAgent, nil, bad)
+			c.indexMentions(&c.buf, i, srcAgent, nil, bad)
 		}
 		c.sc.pendingMD = c.sc.pendingMD[:0]
 	}
 }
 
 // valueKeys returns the canonical keys a JSON value can be looked up by.
-func valueKeys(raw json.RawMessage, role string) []string {
+func valueKeys(raw string) []string {
 	if len(raw) == 0 {
 		return nil
 	}
 	switch raw[0] {
 	case '"':
 		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		if strings.IndexByte(raw, '\\') < 0 {
+			s = raw[1 : len(raw)-1]
+		} else if json.Unmarshal([]byte(raw), &s) != nil {
 			return nil
 		}
 		out := []string{stringKey(s)}
@@ -121,10 +132,14 @@ func valueKeys(raw json.RawMessage, role string) []string {
 
 // replyDecision checks an assistant text reply: every id, amount, date and
 // time it states must be supported like an argument.
-func (c *checker) replyDecision(i int) {
+func (c *checker) replyDecision(i int, prescanned bool) {
 	m := &c.t.Messages[i]
 	d := DecisionResult{Ordinal: len(c.res.Decisions), Message: i, Call: -1, Observation: -1, Action: ActionRespond, E: 1}
-	sev := c.checkText(&d, "content", m.Content, i, true, nil)
+	var pre *mentionBuf
+	if prescanned {
+		pre = &c.rbuf
+	}
+	sev := c.checkText(&d, "content", m.Content, i, pre, nil)
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }
@@ -298,7 +313,7 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 	// need them before any value is judged.
 	ci.pathKeys = make(map[string]string, len(leaves))
 	for _, l := range leaves {
-		for i, k := range valueKeys(json.RawMessage(l.raw), "") {
+		for i, k := range valueKeys(l.raw) {
 			ci.argKeys[k] = true
 			if i == 0 {
 				if _, ok := ci.pathKeys[l.npath]; !ok {
@@ -331,7 +346,7 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 				f = c.support(l, ap, schema, d, ci, msg)
 				break
 			}
-			s := c.checkText(d, l.path, l.s, msg, false, ci)
+			s := c.checkText(d, l.path, l.s, msg, nil, ci)
 			if s > sev {
 				sev = s
 			}

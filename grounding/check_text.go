@@ -11,15 +11,12 @@ import (
 // Ids, amounts, dates and times must be supported; small numbers and plain
 // words are not checked (they prove and claim little alone). It appends one
 // ArgEvidence per checked value and returns the worst severity.
-func (c *checker) checkText(d *DecisionResult, field, text string, msg int, reply bool, ci *callInfo) int {
-	b := &c.tbuf
-	b.reset()
-	saved := c.sc.out
-	c.sc.out = b
-	c.sc.ctx = mention{obj: -1, valObj: -1}
-	c.sc.scan(text, 0)
-	c.sc.pendingMD = c.sc.pendingMD[:0]
-	c.sc.out = saved
+func (c *checker) checkText(d *DecisionResult, field, text string, msg int, reply *mentionBuf, ci *callInfo) int {
+	b := reply
+	if b == nil {
+		b = &c.tbuf
+		c.scanProse(text, b)
+	}
 
 	type checked struct {
 		arg int // index in d.Args
@@ -79,7 +76,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		default:
 			continue
 		}
-		if reply && role == RoleAmount && f.status != StatusLiteral && f.status != StatusNormalized && f.status != StatusDerived {
+		if field == "content" && role == RoleAmount && f.status != StatusLiteral && f.status != StatusNormalized && f.status != StatusDerived {
 			// A total of values the reply itself stated above ("$51 … $55
 			// … in total $106").
 			if der, ok := sumOfStated(stated, m.num); ok {
@@ -105,7 +102,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			Where:  f.ev,
 		})
 	}
-	if !reply {
+	if reply == nil && field != "content" {
 		return sev
 	}
 	if s := c.checkClaims(d, text, msg); s > sev {
@@ -165,6 +162,17 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		}
 	}
 	return sev
+}
+
+// scanProse scans text as prose into b.
+func (c *checker) scanProse(text string, b *mentionBuf) {
+	b.reset()
+	saved := c.sc.out
+	c.sc.out = b
+	c.sc.ctx = mention{obj: -1, valObj: -1}
+	c.sc.scan(text, 0)
+	c.sc.pendingMD = c.sc.pendingMD[:0]
+	c.sc.out = saved
 }
 
 // idLike says whether a word in text looks like an identifier: 2 for a
@@ -395,7 +403,7 @@ func countsKind(low, kindStem string) bool {
 			quant := strings.HasPrefix(lead, "all") || strings.HasPrefix(lead, "none") || strings.HasPrefix(lead, "both")
 			for i, w := range words {
 				w = strings.Trim(w, ".,:;!?*()")
-				if _, ok := numberWords[w]; ok && i < 3 {
+				if _, ok := numberWord([]byte(w)); ok && i < 3 {
 					quant = true
 				}
 				if onlyDigits(w) && i < 3 {

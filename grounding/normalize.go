@@ -95,19 +95,75 @@ func (b *mentionBuf) reset() {
 func (b *mentionBuf) key(m *mention) []byte  { return b.arena[m.k0:m.k1] }
 func (b *mentionBuf) path(m *mention) []byte { return b.arena[m.p0:m.p1] }
 
-// monthNames maps lower-case month names and abbreviations to 1..12.
-var monthNames = map[string]int{
-	"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3,
-	"april": 4, "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7,
-	"august": 8, "aug": 8, "september": 9, "sep": 9, "sept": 9, "october": 10,
-	"oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+// monthOf returns the month a lower-case word names, or 0. A switch keeps
+// the per-token cost below a map lookup.
+func monthOf(w []byte) int {
+	if len(w) < 3 || len(w) > 9 || w[0] < 'a' || w[0] > 's' {
+		return 0
+	}
+	switch string(w) {
+	case "january", "jan":
+		return 1
+	case "february", "feb":
+		return 2
+	case "march", "mar":
+		return 3
+	case "april", "apr":
+		return 4
+	case "may":
+		return 5
+	case "june", "jun":
+		return 6
+	case "july", "jul":
+		return 7
+	case "august", "aug":
+		return 8
+	case "september", "sep", "sept":
+		return 9
+	case "october", "oct":
+		return 10
+	case "november", "nov":
+		return 11
+	case "december", "dec":
+		return 12
+	}
+	return 0
 }
 
-// numberWords are spelled-out small numbers users type ("three bags").
-var numberWords = map[string]int{
-	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-	"single": 1, "couple": 2,
+// numberWord returns the value of a spelled-out small number.
+func numberWord(w []byte) (int, bool) {
+	if len(w) < 3 || len(w) > 6 {
+		return 0, false
+	}
+	switch string(w) {
+	case "zero":
+		return 0, true
+	case "one", "single":
+		return 1, true
+	case "two", "couple":
+		return 2, true
+	case "three":
+		return 3, true
+	case "four":
+		return 4, true
+	case "five":
+		return 5, true
+	case "six":
+		return 6, true
+	case "seven":
+		return 7, true
+	case "eight":
+		return 8, true
+	case "nine":
+		return 9, true
+	case "ten":
+		return 10, true
+	case "eleven":
+		return 11, true
+	case "twelve":
+		return 12, true
+	}
+	return 0, false
 }
 
 func spaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -382,7 +438,7 @@ func (sc *textScanner) scan(text string, base int) {
 		month, day := 0, 0
 		lower := sc.lowerWord(raw)
 		of := string(lower) == "of" || string(lower) == "the"
-		if mo, ok := monthNames[string(lower)]; ok && (len(lower) > 3 || raw[0] >= 'A' && raw[0] <= 'Z') {
+		if mo := monthOf(lower); mo > 0 && (len(lower) > 3 || raw[0] >= 'A' && raw[0] <= 'Z') {
 			month = mo
 			if prevDay > 0 {
 				// "20 May", "20th of May": the day was reported as a number
@@ -512,10 +568,14 @@ func (sc *textScanner) number(f float64, kind mkind, start, end int, norm normKi
 // stopWord reports the function words of English prose, which no argument
 // is ever grounded in and which would only crowd the index.
 func stopWord(s string) bool {
-	if len(s) > 5 {
+	if len(s) > 6 {
 		return false
 	}
-	switch strings.ToLower(s) {
+	var buf [6]byte
+	for i := 0; i < len(s); i++ {
+		buf[i] = lowerByte(s[i])
+	}
+	switch string(buf[:len(s)]) {
 	case "the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
 		"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
 		"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
@@ -688,7 +748,7 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 	}
 	// words and identifiers
 	lower := sc.lowerWord(s)
-	if v, ok := numberWords[string(lower)]; ok {
+	if v, ok := numberWord(lower); ok {
 		sc.number(float64(v), mNum, start, end, nkNumberWord)
 		return
 	}
@@ -708,8 +768,11 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 	}
 	// The parts of snake_case and dashed identifiers, for prose that names
 	// them by their number ("certificate 7504069").
-	if strings.ContainsAny(s, "_-") {
-		sc.idParts(s, start)
+	for k := 0; k < len(s); k++ {
+		if s[k] == '_' || s[k] == '-' {
+			sc.idParts(s, start)
+			break
+		}
 	}
 }
 

@@ -355,11 +355,11 @@ func (ts *toolSchema) validate(args json.RawMessage) string {
 	if ts == nil || ts.schema == nil {
 		return ""
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
+	inst, ok := decodeAny(string(args))
+	if !ok {
 		return "arguments are not valid JSON"
 	}
-	err = ts.schema.Validate(inst)
+	err := ts.schema.Validate(inst)
 	if err == nil {
 		return ""
 	}
@@ -497,4 +497,152 @@ func schemaType(s map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// decodeAny decodes a JSON document into the values jsonschema validates
+// (maps, slices, json.Number, strings, booleans, nil). It is a small
+// recursive-descent decoder: arguments are validated for every call, and
+// this is several times cheaper than a json.Decoder per call.
+func decodeAny(src string) (any, bool) {
+	d := anyDecoder{src: src}
+	v := d.value(0)
+	d.ws()
+	return v, !d.bad && d.pos == len(src)
+}
+
+type anyDecoder struct {
+	src string
+	pos int
+	bad bool
+}
+
+func (d *anyDecoder) ws() {
+	for d.pos < len(d.src) && spaceByte(d.src[d.pos]) {
+		d.pos++
+	}
+}
+
+func (d *anyDecoder) value(depth int) any {
+	d.ws()
+	if d.pos >= len(d.src) || depth > 512 {
+		d.bad = true
+		return nil
+	}
+	switch c := d.src[d.pos]; {
+	case c == '{':
+		d.pos++
+		m := map[string]any{}
+		d.ws()
+		if d.pos < len(d.src) && d.src[d.pos] == '}' {
+			d.pos++
+			return m
+		}
+		for !d.bad {
+			d.ws()
+			k, ok := d.str()
+			if !ok {
+				d.bad = true
+				return nil
+			}
+			d.ws()
+			if d.pos >= len(d.src) || d.src[d.pos] != ':' {
+				d.bad = true
+				return nil
+			}
+			d.pos++
+			m[k] = d.value(depth + 1)
+			d.ws()
+			if d.pos < len(d.src) && d.src[d.pos] == ',' {
+				d.pos++
+				continue
+			}
+			if d.pos < len(d.src) && d.src[d.pos] == '}' {
+				d.pos++
+				return m
+			}
+			d.bad = true
+		}
+		return nil
+	case c == '[':
+		d.pos++
+		a := []any{}
+		d.ws()
+		if d.pos < len(d.src) && d.src[d.pos] == ']' {
+			d.pos++
+			return a
+		}
+		for !d.bad {
+			a = append(a, d.value(depth+1))
+			d.ws()
+			if d.pos < len(d.src) && d.src[d.pos] == ',' {
+				d.pos++
+				continue
+			}
+			if d.pos < len(d.src) && d.src[d.pos] == ']' {
+				d.pos++
+				return a
+			}
+			d.bad = true
+		}
+		return nil
+	case c == '"':
+		s, ok := d.str()
+		if !ok {
+			d.bad = true
+		}
+		return s
+	case strings.HasPrefix(d.src[d.pos:], "true"):
+		d.pos += 4
+		return true
+	case strings.HasPrefix(d.src[d.pos:], "false"):
+		d.pos += 5
+		return false
+	case strings.HasPrefix(d.src[d.pos:], "null"):
+		d.pos += 4
+		return nil
+	default:
+		start := d.pos
+		for d.pos < len(d.src) {
+			c := d.src[d.pos]
+			if digitByte(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+				d.pos++
+				continue
+			}
+			break
+		}
+		n := json.Number(d.src[start:d.pos])
+		if _, err := n.Float64(); err != nil || start == d.pos {
+			d.bad = true
+			return nil
+		}
+		return n
+	}
+}
+
+func (d *anyDecoder) str() (string, bool) {
+	if d.pos >= len(d.src) || d.src[d.pos] != '"' {
+		return "", false
+	}
+	i := d.pos + 1
+	esc := false
+	for i < len(d.src) && d.src[i] != '"' {
+		if d.src[i] == '\\' {
+			esc = true
+			i++
+		}
+		i++
+	}
+	if i >= len(d.src) {
+		return "", false
+	}
+	raw := d.src[d.pos : i+1]
+	d.pos = i + 1
+	if !esc {
+		return raw[1 : len(raw)-1], true
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return "", false
+	}
+	return s, true
 }

@@ -204,8 +204,7 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 // indexMentions adds the mentions in c.buf, found in message msg from
 // source s. echoKeys are the canonical keys of the arguments of the call the
 // message answers (tool observations), whose reappearance is an echo.
-func (c *checker) indexMentions(msg int, s src, echoKeys map[string]bool, agentBad map[string]bool) {
-	buf := &c.buf
+func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[string]bool, agentBad map[string]bool) {
 	lastWord, lastStart, lastEnd := int32(-1), int32(0), int32(0)
 	for i := range buf.ms {
 		m := &buf.ms[i]
