@@ -35,6 +35,12 @@ type Run struct {
 	ToolCalls    int
 	Messages     int
 	Imports      int
+	// Check figures (effective verdicts: a human verdict replaces the
+	// automatic one).
+	Pass, Fail, Ambiguous int // decisions by verdict
+	Queued                int // decisions waiting for a human
+	Supervised            int // decisions with mask 1
+	Certified             int // trajectories with R=1, workflow ok, ≥1 mask 1
 }
 
 // TrajectorySummary is one row of a run's trajectory list.
@@ -52,6 +58,13 @@ type TrajectorySummary struct {
 	Errors      int // error observations
 	SourceFile  string
 	SourceIndex int
+	SourceLine  int
+	// Check figures of the trajectory.
+	WorkflowOK            bool
+	Certified             bool
+	Pass, Fail, Ambiguous int
+	Queued                int
+	Supervised            int
 }
 
 // TrajectoryFilter selects a page of a run's trajectories, ordered by ExtID.
@@ -62,6 +75,8 @@ type TrajectoryFilter struct {
 	Domain  string // "": any
 	Tool    string // "": any; else trajectories with a decision calling it
 	Search  string // "": any; else ExtID contains it (case-insensitive)
+	Verdict string // "": any; else trajectories with a decision of that effective verdict
+	Reason  string // "": any; else trajectories with a decision carrying that reason code
 	After   string
 	Limit   int // default 50, max 500
 }
@@ -84,13 +99,35 @@ type TrajectoryHeader struct {
 	Hidden  []HiddenEntry
 	Meta    []byte // raw JSON or nil
 	Format  string
+	// The check that produced the stored verdicts.
+	EngineVersion string
+	Profile       string // name@version
+	CheckedAt     time.Time
+	FlowReasons   []string    // trajectory-level reason codes
+	Violations    []Violation // broken workflow rules
 }
 
-// StoredDecision is a decision as persisted at import (see Decision).
+// StoredDecision is a decision with its stored check: the automatic result
+// of the engine and the effective verdict and mask once a human verdict
+// (HumanVerdict, "" when none) replaces g_t.
 type StoredDecision struct {
 	Decision
-	TrajectoryID int64
+	Action       string
+	E, V, G      int // automatic e_t, v_t, g_t
+	FlowOK       bool
+	AutoVerdict  Verdict
+	HumanVerdict Verdict // "", VerdictPass or VerdictFail
+	Verdict      Verdict // effective
+	Mask         int     // effective
+	Queued       bool
+	Reasons      []string
+	Args         []ArgEvidence
+	Detail       string
 }
+
+// CheckDefault checks t with the embedded profile of its domain; it is what
+// import and recheck store.
+func CheckDefault(t *Trajectory) Result { return Check(t, ProfileFor(t.Domain)) }
 
 // ImportResult reports what one file's import did. When Duplicate is true the
 // same content (by SHA-256) was imported before, into PreviousRun, and

@@ -28,7 +28,7 @@ type fakeStore struct {
 	MessagesFn      func(id int64, from, to int) ([]grounding.Message, error)
 	VisibleBeforeFn func(id int64, before, limit int) ([]grounding.Message, int, error)
 	HiddenBeforeFn  func(id int64, before int) ([]grounding.Message, error)
-	DecisionsFn     func(id int64, from, limit int) ([]grounding.Decision, error)
+	DecisionsFn     func(id int64, from, limit int) ([]grounding.StoredDecision, error)
 	UserByNameFn    func(name string) (grounding.User, error)
 	PingFn          func() error
 	ImportFileFn    func(runName, path, displayName string, format grounding.Format) (grounding.ImportResult, error)
@@ -87,7 +87,7 @@ func (f *fakeStore) HiddenBefore(_ context.Context, id int64, before int) ([]gro
 	}
 	return f.HiddenBeforeFn(id, before)
 }
-func (f *fakeStore) Decisions(_ context.Context, id int64, from, limit int) ([]grounding.Decision, error) {
+func (f *fakeStore) Decisions(_ context.Context, id int64, from, limit int) ([]grounding.StoredDecision, error) {
 	if f.DecisionsFn == nil {
 		f.missing("Decisions")
 	}

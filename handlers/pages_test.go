@@ -38,7 +38,14 @@ func sample() *grounding.Trajectory {
 // trajectoryStore serves t as trajectory 5 of run 1, computing what the
 // store would from the domain functions.
 func trajectoryStore(t *testing.T, tr *grounding.Trajectory) *fakeStore {
-	ds := grounding.Decisions(tr)
+	res := grounding.CheckDefault(tr)
+	var ds []grounding.StoredDecision
+	for i, d := range grounding.Decisions(tr) {
+		c := res.Decisions[i]
+		ds = append(ds, grounding.StoredDecision{Decision: d, Action: c.Action, E: c.E, V: c.V, G: c.G,
+			FlowOK: c.Workflow, AutoVerdict: c.Verdict, Verdict: c.Verdict, Mask: c.Mask, Queued: c.Queued,
+			Reasons: c.Reasons, Args: c.Args, Detail: c.Detail})
+	}
 	return &fakeStore{
 		t: t,
 		TrajectoryFn: func(id int64) (grounding.TrajectoryHeader, error) {
@@ -74,7 +81,7 @@ func trajectoryStore(t *testing.T, tr *grounding.Trajectory) *fakeStore {
 			}
 			return out, nil
 		},
-		DecisionsFn: func(_ int64, from, limit int) ([]grounding.Decision, error) {
+		DecisionsFn: func(_ int64, from, limit int) ([]grounding.StoredDecision, error) {
 			if from >= len(ds) {
 				return nil, nil
 			}

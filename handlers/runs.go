@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,12 @@ func (h *Runs) List(w http.ResponseWriter, r *http.Request) {
 			ToolCalls:    count(run.ToolCalls),
 			Imports:      count(run.Imports),
 			Created:      dateTime(run.CreatedAt),
+			Pass:         count(run.Pass),
+			Fail:         count(run.Fail),
+			Ambiguous:    count(run.Ambiguous),
+			Queued:       count(run.Queued),
+			Supervised:   count(run.Supervised),
+			Certified:    count(run.Certified),
 		})
 	}
 	render(w, r, http.StatusOK, page{title: "Runs", section: "runs", body: views.Runs(p)})
@@ -135,6 +142,13 @@ func parseFilter(r *http.Request, runID int64) grounding.TrajectoryFilter {
 		After:  q.Get("after"),
 		Limit:  pageSize,
 	}
+	switch v := grounding.Verdict(q.Get("verdict")); v {
+	case grounding.VerdictPass, grounding.VerdictFail, grounding.VerdictAmbiguous:
+		f.Verdict = string(v)
+	}
+	if slices.Contains(grounding.ReasonCodes, q.Get("reason")) {
+		f.Reason = q.Get("reason")
+	}
 	switch q.Get("success") {
 	case "yes":
 		t := true
@@ -157,6 +171,12 @@ func filterQuery(f grounding.TrajectoryFilter) url.Values {
 	}
 	if f.Tool != "" {
 		v.Set("tool", f.Tool)
+	}
+	if f.Verdict != "" {
+		v.Set("verdict", f.Verdict)
+	}
+	if f.Reason != "" {
+		v.Set("reason", f.Reason)
 	}
 	if f.Search != "" {
 		v.Set("q", f.Search)
@@ -213,6 +233,12 @@ func trajectoryRow(t grounding.TrajectorySummary) views.TrajectoryRow {
 		Errors:    count(t.Errors),
 		HasErrors: t.Errors > 0,
 		Source:    t.SourceFile + "#" + strconv.Itoa(t.SourceIndex),
+		Pass:      count(t.Pass),
+		Fail:      count(t.Fail),
+		Ambiguous: count(t.Ambiguous),
+		Queued:    count(t.Queued),
+		Masked:    count(t.Supervised),
+		Workflow:  t.WorkflowOK,
 	}
 }
 
@@ -228,9 +254,11 @@ func filterForm(f grounding.TrajectoryFilter, domains, tools []string) views.Fil
 			{Value: "yes", Label: "yes", Selected: succ == "yes"},
 			{Value: "no", Label: "no", Selected: succ == "no"},
 		},
-		Domains: options(domains, f.Domain),
-		Tools:   options(tools, f.Tool),
-		Search:  f.Search,
+		Domains:  options(domains, f.Domain),
+		Tools:    options(tools, f.Tool),
+		Verdicts: options([]string{string(grounding.VerdictPass), string(grounding.VerdictFail), string(grounding.VerdictAmbiguous)}, f.Verdict),
+		Reasons:  options(grounding.ReasonCodes, f.Reason),
+		Search:   f.Search,
 	}
 	return form
 }

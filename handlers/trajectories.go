@@ -27,7 +27,7 @@ type trajectoryReader interface {
 	// HiddenBefore returns the hidden messages before index before.
 	HiddenBefore(ctx context.Context, trajectoryID int64, before int) ([]grounding.Message, error)
 	// Decisions returns up to limit decisions with ordinal >= from.
-	Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.Decision, error)
+	Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.StoredDecision, error)
 }
 
 // Trajectories serves the decision view and the fragments it loads lazily.
@@ -266,7 +266,7 @@ type decisionWindow struct {
 	hidden        []grounding.Message
 }
 
-func (h *Trajectories) window(ctx context.Context, id int64, ds []grounding.Decision) (*decisionWindow, error) {
+func (h *Trajectories) window(ctx context.Context, id int64, ds []grounding.StoredDecision) (*decisionWindow, error) {
 	first, last := ds[0], ds[len(ds)-1]
 	hi := last.Message
 	var need []int
@@ -396,6 +396,9 @@ func trajectoryPage(hd grounding.TrajectoryHeader, chunk views.DecisionChunk) vi
 		Request: text(hd.Request, false, ""),
 		Chunk:   chunk,
 	}
+	if hd.EngineVersion != "" {
+		p.Check = trajectoryCheck(hd)
+	}
 	for _, t := range hd.Tools {
 		tv := views.ToolView{Name: t.Name, Description: t.Description}
 		if len(t.Parameters) > 0 {
@@ -417,6 +420,7 @@ func hiddenEntries(hd grounding.TrajectoryHeader) []views.HiddenItem {
 		}
 		out[k] = views.HiddenItem{
 			Kind:    e.Kind,
+			Entry:   strconv.Itoa(k),
 			Where:   where,
 			Summary: jsonSummary(e.Content, 100),
 			Content: rawJSON(e.Content, trajectoryURL(hd.ID)+"/hidden/"+strconv.Itoa(k)),
@@ -425,7 +429,7 @@ func hiddenEntries(hd grounding.TrajectoryHeader) []views.HiddenItem {
 	return out
 }
 
-func decisionCard(hd grounding.TrajectoryHeader, d grounding.Decision, msgs map[int]grounding.Message,
+func decisionCard(hd grounding.TrajectoryHeader, d grounding.StoredDecision, msgs map[int]grounding.Message,
 	vis []grounding.Message, earlier int, hid []grounding.Message, entries []views.HiddenItem) views.DecisionCard {
 	card := views.DecisionCard{
 		ID:      "d" + strconv.Itoa(d.Ordinal),
@@ -457,6 +461,9 @@ func decisionCard(hd grounding.TrajectoryHeader, d grounding.Decision, msgs map[
 			ov.Error = ov.Error || d.Error
 			card.Action.Observation = &ov
 		}
+	}
+	if hd.EngineVersion != "" {
+		card.Check = checkView(hd, d, msgs)
 	}
 	for k, e := range hd.Hidden {
 		if e.At == nil || *e.At <= d.Message {

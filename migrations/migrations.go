@@ -16,8 +16,11 @@
 //     in SQLite, TIMESTAMPTZ in Postgres. No SQL defaults for times: one
 //     transaction uses one "now", taken in Go.
 //   - Booleans: INTEGER 0/1 with a CHECK in SQLite, BOOLEAN in Postgres.
-//   - JSON: TEXT in SQLite, JSONB in Postgres, same column name. JSONB
-//     normalizes whitespace and key order; compare JSON values, not bytes.
+//   - JSON: TEXT in SQLite; in Postgres JSON for anything copied from a log
+//     (tool calls, tool schemas, hidden entries, meta, evidence), because
+//     JSONB sorts object keys and the source order must survive, and JSONB
+//     only for values groundwork itself writes (reason lists). Compare JSON
+//     values, not bytes, across dialects.
 //   - Text that is sorted or paged on (ext ids, domains, tools) is
 //     COLLATE "C" in Postgres so its order is byte order, as in SQLite.
 package migrations

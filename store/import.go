@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // import costs a few statements per batch rather than a round trip per
 // message. A batch closes at whichever limit comes first.
 const (
-	batchTrajectories = 256  // 256 × 19 columns stays far under both parameter limits
+	batchTrajectories = 256  // 256 × 31 columns stays far under both parameter limits
 	batchMessages     = 8192 // bounds memory with very long trajectories
 )
 
@@ -29,6 +30,8 @@ var (
 		"run_id", "import_id", "ext_id", "parent_id", "domain", "success", "reward",
 		"n_messages", "n_decisions", "n_tool_calls", "n_errors",
 		"source_file", "source_index", "source_line", "format", "request", "tools", "hidden", "meta",
+		"checked_at", "engine_version", "profile", "workflow_ok", "flow_reasons", "violations",
+		"n_pass", "n_fail", "n_ambiguous", "n_queued", "n_supervised", "certified",
 	}
 	messageColumns = []string{
 		"trajectory_id", "idx", "role", "content", "content_null", "tool_calls",
@@ -36,7 +39,9 @@ var (
 	}
 	decisionColumns = []string{
 		"trajectory_id", "run_id", "ordinal", "message_idx", "call_idx", "tool", "observation_idx", "is_error",
+		"action", "e", "v", "g", "flow_ok", "auto_verdict", "verdict", "mask", "queued", "reasons", "args", "detail",
 	}
+	reasonColumns = []string{"trajectory_id", "ordinal", "run_id", "reason"}
 )
 
 // ImportTrajectories persists one file's trajectories into the run called
@@ -126,6 +131,7 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		checkRun: run.Trajectories > 0,
 		seen:     make(map[string]int),
 		facets:   make(map[[2]string]bool),
+		at:       at,
 	}
 	defer w.stmts.close()
 	for t, err := range seq {
@@ -157,8 +163,12 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 	_, err = tx.ExecContext(ctx, tx.Rebind(
 		`UPDATE runs SET trajectories = trajectories + ?, successes = successes + ?,
 		 decisions = decisions + ?, tool_calls = tool_calls + ?, messages = messages + ?,
-		 imports = imports + 1 WHERE id = ?`),
-		w.n.trajectories, w.n.successes, w.n.decisions, w.n.toolCalls, w.n.messages, run.ID)
+		 imports = imports + 1, n_pass = n_pass + ?, n_fail = n_fail + ?, n_ambiguous = n_ambiguous + ?,
+		 n_queued = n_queued + ?, n_supervised = n_supervised + ?, n_certified = n_certified + ?
+		 WHERE id = ?`),
+		w.n.trajectories, w.n.successes, w.n.decisions, w.n.toolCalls, w.n.messages,
+		w.checks.pass, w.checks.fail, w.checks.ambiguous, w.checks.queued, w.checks.supervised, w.checks.certified,
+		run.ID)
 	if err != nil {
 		return fail(storeErr(op+": count run", err))
 	}
@@ -236,11 +246,46 @@ type importWriter struct {
 	batch     []pendingTrajectory
 	batchMsgs int
 	n         struct{ trajectories, successes, messages, decisions, toolCalls int }
+	checks    checkCounts
+	at        time.Time
+}
+
+// checkCounts are the run counters the checks move.
+type checkCounts struct{ pass, fail, ambiguous, queued, supervised, certified int }
+
+// count adds a trajectory's check to c and returns the trajectory's own.
+func (c *checkCounts) count(res grounding.Result) checkCounts {
+	var own checkCounts
+	for _, d := range res.Decisions {
+		switch d.Verdict {
+		case grounding.VerdictPass:
+			own.pass++
+		case grounding.VerdictFail:
+			own.fail++
+		default:
+			own.ambiguous++
+		}
+		if d.Queued {
+			own.queued++
+		}
+		own.supervised += d.Mask
+	}
+	if res.R == 1 && res.Workflow && own.supervised > 0 {
+		own.certified = 1
+	}
+	c.pass += own.pass
+	c.fail += own.fail
+	c.ambiguous += own.ambiguous
+	c.queued += own.queued
+	c.supervised += own.supervised
+	c.certified += own.certified
+	return own
 }
 
 type pendingTrajectory struct {
 	t         *grounding.Trajectory
 	decisions []grounding.Decision
+	check     grounding.Result
 	row       []any // trajectoryColumns values
 }
 
@@ -273,6 +318,13 @@ func (w *importWriter) add(ctx context.Context, t *grounding.Trajectory) error {
 // prepare computes the trajectories row of t and updates the counters.
 func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, error) {
 	decisions := grounding.Decisions(t)
+	check := grounding.CheckDefault(t)
+	if len(check.Decisions) != len(decisions) {
+		// The engine walks the same decisions; a mismatch is a bug, and
+		// storing half a check would be worse than refusing.
+		return pendingTrajectory{}, fmt.Errorf("store: %s: trajectory %q: the check covers %d decisions, want %d",
+			w.op, t.ID, len(check.Decisions), len(decisions))
+	}
 	calls, errs := 0, 0
 	for _, d := range decisions {
 		if !d.IsReply() {
@@ -326,11 +378,22 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 	w.n.decisions += len(decisions)
 	w.n.toolCalls += calls
 
-	return pendingTrajectory{t: t, decisions: decisions, row: []any{
+	own := w.checks.count(check)
+	flow, err := encodeJSON(nonNil(check.Reasons))
+	if err != nil {
+		return pendingTrajectory{}, err
+	}
+	violations, err := encodeJSON(nonNil(check.Violations))
+	if err != nil {
+		return pendingTrajectory{}, err
+	}
+	return pendingTrajectory{t: t, decisions: decisions, check: check, row: []any{
 		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
 		cleanText(t.Request), cleanJSON(tools), cleanJSON(hidden), meta,
+		dbTime{w.at}, check.EngineVersion, check.Profile + "@" + check.ProfileVersion, check.Workflow, flow, cleanJSON(violations),
+		own.pass, own.fail, own.ambiguous, own.queued, own.supervised, own.certified == 1,
 	}}, nil
 }
 
@@ -378,7 +441,7 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 
 	msgs := make([]any, 0, w.batchMsgs*len(messageColumns))
-	var decs []any
+	var decs, rs []any
 	for _, p := range w.batch {
 		id := ids[p.t.ID]
 		for i, m := range p.t.Messages {
@@ -394,8 +457,22 @@ func (w *importWriter) flush(ctx context.Context) error {
 			msgs = append(msgs, id, i, m.Role, cleanText(m.Content), m.ContentNull, calls,
 				m.ToolCallID, m.Name, m.Error, m.IsHidden(), m.HiddenKind)
 		}
-		for _, d := range p.decisions {
-			decs = append(decs, id, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error)
+		for i, d := range p.decisions {
+			c := p.check.Decisions[i]
+			reasons, err := encodeJSON(nonNil(c.Reasons))
+			if err != nil {
+				return err
+			}
+			args, err := encodeJSON(nonNil(c.Args))
+			if err != nil {
+				return err
+			}
+			decs = append(decs, id, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error,
+				c.Action, c.E, c.V, c.G, c.Workflow, string(c.Verdict), string(c.Verdict), c.Mask, c.Queued,
+				cleanJSON(reasons), cleanJSON(args), cleanText(c.Detail))
+			for _, r := range dedupe(c.Reasons) {
+				rs = append(rs, id, d.Ordinal, w.runID, r)
+			}
 		}
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "messages", messageColumns, msgs); err != nil {
@@ -403,6 +480,9 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "decisions", decisionColumns, decs); err != nil {
 		return storeErr(w.op+": insert decisions", err)
+	}
+	if err := w.d.bulk(ctx, w.stmts, w.d, "decision_reasons", reasonColumns, rs); err != nil {
+		return storeErr(w.op+": insert decision reasons", err)
 	}
 	return nil
 }
@@ -452,4 +532,15 @@ func encodeJSON(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// dedupe returns s without repeated values, in first-seen order.
+func dedupe(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -18,6 +18,12 @@ type runRow struct {
 	ToolCalls    int    `db:"tool_calls"`
 	Messages     int    `db:"messages"`
 	Imports      int    `db:"imports"`
+	Pass         int    `db:"n_pass"`
+	Fail         int    `db:"n_fail"`
+	Ambiguous    int    `db:"n_ambiguous"`
+	Queued       int    `db:"n_queued"`
+	Supervised   int    `db:"n_supervised"`
+	Certified    int    `db:"n_certified"`
 }
 
 func (r runRow) run() grounding.Run {
@@ -25,10 +31,13 @@ func (r runRow) run() grounding.Run {
 		ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.Time,
 		Trajectories: r.Trajectories, Successes: r.Successes, Decisions: r.Decisions,
 		ToolCalls: r.ToolCalls, Messages: r.Messages, Imports: r.Imports,
+		Pass: r.Pass, Fail: r.Fail, Ambiguous: r.Ambiguous, Queued: r.Queued,
+		Supervised: r.Supervised, Certified: r.Certified,
 	}
 }
 
-const runColumns = `id, name, created_at, trajectories, successes, decisions, tool_calls, messages, imports`
+const runColumns = `id, name, created_at, trajectories, successes, decisions, tool_calls, messages, imports,
+	n_pass, n_fail, n_ambiguous, n_queued, n_supervised, n_certified`
 
 // Runs lists every run, newest first. The counters come from the runs
 // table, maintained at import: listing never counts over the pool.

@@ -51,3 +51,15 @@ func (t *dbTime) parse(s string) error {
 func now() time.Time {
 	return time.Now().UTC().Truncate(time.Microsecond)
 }
+
+// nullTime is a dbTime that may be NULL (the zero time).
+type nullTime struct{ dbTime }
+
+// Scan implements sql.Scanner.
+func (t *nullTime) Scan(src any) error {
+	if src == nil {
+		t.Time = time.Time{}
+		return nil
+	}
+	return t.dbTime.Scan(src)
+}

@@ -31,16 +31,27 @@ type summaryRow struct {
 	Errors      int             `db:"n_errors"`
 	SourceFile  string          `db:"source_file"`
 	SourceIndex int             `db:"source_index"`
+	SourceLine  int             `db:"source_line"`
+	WorkflowOK  bool            `db:"workflow_ok"`
+	Certified   bool            `db:"certified"`
+	Pass        int             `db:"n_pass"`
+	Fail        int             `db:"n_fail"`
+	Ambiguous   int             `db:"n_ambiguous"`
+	Queued      int             `db:"n_queued"`
+	Supervised  int             `db:"n_supervised"`
 }
 
 const summaryColumns = `t.id, t.run_id, t.ext_id, t.parent_id, t.domain, t.success, t.reward,
-	t.n_messages, t.n_decisions, t.n_tool_calls, t.n_errors, t.source_file, t.source_index`
+	t.n_messages, t.n_decisions, t.n_tool_calls, t.n_errors, t.source_file, t.source_index, t.source_line,
+	t.workflow_ok, t.certified, t.n_pass, t.n_fail, t.n_ambiguous, t.n_queued, t.n_supervised`
 
 func (r summaryRow) summary() grounding.TrajectorySummary {
 	s := grounding.TrajectorySummary{
 		ID: r.ID, RunID: r.RunID, ExtID: r.ExtID, ParentID: r.ParentID, Domain: r.Domain,
 		Success: r.Success, Messages: r.Messages, Decisions: r.Decisions, ToolCalls: r.ToolCalls,
-		Errors: r.Errors, SourceFile: r.SourceFile, SourceIndex: r.SourceIndex,
+		Errors: r.Errors, SourceFile: r.SourceFile, SourceIndex: r.SourceIndex, SourceLine: r.SourceLine,
+		WorkflowOK: r.WorkflowOK, Certified: r.Certified, Pass: r.Pass, Fail: r.Fail,
+		Ambiguous: r.Ambiguous, Queued: r.Queued, Supervised: r.Supervised,
 	}
 	if r.Reward.Valid {
 		v := r.Reward.Float64
@@ -57,6 +68,12 @@ type headerRow struct {
 	Hidden  []byte `db:"hidden"`
 	Meta    []byte `db:"meta"`
 	Format  string `db:"format"`
+
+	CheckedAt     nullTime `db:"checked_at"`
+	EngineVersion string   `db:"engine_version"`
+	Profile       string   `db:"profile"`
+	FlowReasons   []byte   `db:"flow_reasons"`
+	Violations    []byte   `db:"violations"`
 }
 
 func (r headerRow) header() (grounding.TrajectoryHeader, error) {
@@ -65,6 +82,15 @@ func (r headerRow) header() (grounding.TrajectoryHeader, error) {
 		RunName:           r.RunName,
 		Request:           r.Request,
 		Format:            r.Format,
+		EngineVersion:     r.EngineVersion,
+		Profile:           r.Profile,
+		CheckedAt:         r.CheckedAt.Time,
+	}
+	if err := json.Unmarshal(r.FlowReasons, &h.FlowReasons); err != nil {
+		return h, fmt.Errorf("decode flow reasons: %w", err)
+	}
+	if err := json.Unmarshal(r.Violations, &h.Violations); err != nil {
+		return h, fmt.Errorf("decode violations: %w", err)
 	}
 	if err := json.Unmarshal(r.Tools, &h.Tools); err != nil {
 		return h, fmt.Errorf("decode tools: %w", err)
@@ -84,7 +110,8 @@ func (r headerRow) header() (grounding.TrajectoryHeader, error) {
 	return h, nil
 }
 
-const headerQuery = `SELECT ` + summaryColumns + `, r.name AS run_name, t.request, t.tools, t.hidden, t.meta, t.format
+const headerQuery = `SELECT ` + summaryColumns + `, r.name AS run_name, t.request, t.tools, t.hidden, t.meta, t.format,
+	t.checked_at, t.engine_version, t.profile, t.flow_reasons, t.violations
 	FROM trajectories t JOIN runs r ON r.id = t.run_id`
 
 // Trajectories returns one page of a run's trajectories matching f, ordered
@@ -114,6 +141,14 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 	if f.Tool != "" {
 		where = append(where, "EXISTS (SELECT 1 FROM decisions d WHERE d.run_id = t.run_id AND d.tool = ? AND d.trajectory_id = t.id)")
 		args = append(args, f.Tool)
+	}
+	if f.Verdict != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM decisions d WHERE d.run_id = t.run_id AND d.verdict = ? AND d.trajectory_id = t.id)")
+		args = append(args, f.Verdict)
+	}
+	if f.Reason != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM decision_reasons dr WHERE dr.run_id = t.run_id AND dr.reason = ? AND dr.trajectory_id = t.id)")
+		args = append(args, f.Reason)
 	}
 	if f.Search != "" {
 		where = append(where, db.d.extIDContains)
@@ -264,18 +299,52 @@ func (db *DB) HiddenBefore(ctx context.Context, trajectoryID int64, before int) 
 }
 
 type decisionRow struct {
-	Ordinal     int    `db:"ordinal"`
-	Message     int    `db:"message_idx"`
-	Call        int    `db:"call_idx"`
-	Tool        string `db:"tool"`
-	Observation int    `db:"observation_idx"`
-	Error       bool   `db:"is_error"`
+	Ordinal      int    `db:"ordinal"`
+	Message      int    `db:"message_idx"`
+	Call         int    `db:"call_idx"`
+	Tool         string `db:"tool"`
+	Observation  int    `db:"observation_idx"`
+	Error        bool   `db:"is_error"`
+	Action       string `db:"action"`
+	E            int    `db:"e"`
+	V            int    `db:"v"`
+	G            int    `db:"g"`
+	FlowOK       bool   `db:"flow_ok"`
+	AutoVerdict  string `db:"auto_verdict"`
+	HumanVerdict string `db:"human_verdict"`
+	Verdict      string `db:"verdict"`
+	Mask         int    `db:"mask"`
+	Queued       bool   `db:"queued"`
+	Reasons      []byte `db:"reasons"`
+	Args         []byte `db:"args"`
+	Detail       string `db:"detail"`
+}
+
+const decisionColumnsRead = `ordinal, message_idx, call_idx, tool, observation_idx, is_error,
+	action, e, v, g, flow_ok, auto_verdict, human_verdict, verdict, mask, queued, reasons, args, detail`
+
+func (r decisionRow) decision() (grounding.StoredDecision, error) {
+	d := grounding.StoredDecision{
+		Decision: grounding.Decision{Ordinal: r.Ordinal, Message: r.Message, Call: r.Call, Tool: r.Tool,
+			Observation: r.Observation, Error: r.Error},
+		Action: r.Action, E: r.E, V: r.V, G: r.G, FlowOK: r.FlowOK,
+		AutoVerdict: grounding.Verdict(r.AutoVerdict), HumanVerdict: grounding.Verdict(r.HumanVerdict),
+		Verdict: grounding.Verdict(r.Verdict), Mask: r.Mask, Queued: r.Queued, Detail: r.Detail,
+	}
+	if err := json.Unmarshal(r.Reasons, &d.Reasons); err != nil {
+		return d, fmt.Errorf("decision %d: decode reasons: %w", r.Ordinal, err)
+	}
+	if err := json.Unmarshal(r.Args, &d.Args); err != nil {
+		return d, fmt.Errorf("decision %d: decode evidence: %w", r.Ordinal, err)
+	}
+	return d, nil
 }
 
 // Decisions returns up to limit decisions of the trajectory with ordinal >=
-// from, in order; limit <= 0 returns all of them.
-func (db *DB) Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.Decision, error) {
-	q := `SELECT ordinal, message_idx, call_idx, tool, observation_idx, is_error FROM decisions
+// from, in order, with their stored checks; limit <= 0 returns all of them.
+func (db *DB) Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.StoredDecision, error) {
+	op := fmt.Sprintf("decisions of trajectory %d", trajectoryID)
+	q := `SELECT ` + decisionColumnsRead + ` FROM decisions
 		WHERE trajectory_id = ? AND ordinal >= ? ORDER BY ordinal`
 	args := []any{trajectoryID, from}
 	if limit > 0 {
@@ -284,11 +353,15 @@ func (db *DB) Decisions(ctx context.Context, trajectoryID int64, from, limit int
 	}
 	var rows []decisionRow
 	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(q), args...); err != nil {
-		return nil, storeErr(fmt.Sprintf("decisions of trajectory %d", trajectoryID), err)
+		return nil, storeErr(op, err)
 	}
-	ds := make([]grounding.Decision, len(rows))
+	ds := make([]grounding.StoredDecision, len(rows))
 	for i, r := range rows {
-		ds[i] = grounding.Decision{Ordinal: r.Ordinal, Message: r.Message, Call: r.Call, Tool: r.Tool, Observation: r.Observation, Error: r.Error}
+		d, err := r.decision()
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", op, err)
+		}
+		ds[i] = d
 	}
 	return ds, nil
 }

@@ -33,6 +33,12 @@ type RunRow struct {
 	ToolCalls    string
 	Imports      string
 	Created      string
+	Pass         string
+	Fail         string
+	Ambiguous    string
+	Queued       string
+	Supervised   string
+	Certified    string
 }
 
 // RunPage is one run's trajectory list with its filters.
@@ -54,11 +60,13 @@ type Option struct {
 // FilterForm is the trajectory filter form. It works as a plain GET form and,
 // with htmx, swaps only the results region.
 type FilterForm struct {
-	Action  string // the run page URL
-	Success []Option
-	Domains []Option
-	Tools   []Option
-	Search  string
+	Action   string // the run page URL
+	Success  []Option
+	Domains  []Option
+	Tools    []Option
+	Verdicts []Option
+	Reasons  []Option
+	Search   string
 }
 
 // TrajectoryResults is the swappable results region of a run page.
@@ -94,6 +102,12 @@ type TrajectoryRow struct {
 	Errors    string
 	HasErrors bool
 	Source    string // "file.json#3"
+	Pass      string
+	Fail      string
+	Ambiguous string
+	Queued    string
+	Masked    string // supervised decisions ("mask 1")
+	Workflow  bool
 }
 
 // TrajectoryPage is the decision view of one trajectory.
@@ -111,7 +125,8 @@ type TrajectoryPage struct {
 	Decisions string
 	ToolCalls string
 	Errors    string
-	Source    string // "file.json · record 3 · tau-bench"
+	Source    string           // "file.json · record 3 · tau-bench"
+	Check     *TrajectoryCheck // nil when the trajectory has not been checked
 	Request   Content
 	Tools     []ToolView
 	Chunk     DecisionChunk
@@ -135,11 +150,12 @@ type DecisionChunk struct {
 
 // DecisionCard is one decision with its three panes.
 type DecisionCard struct {
-	ID      string // "d7": the anchor
-	Title   string // "decision 8 of 12"
-	Message string // "message 14"
-	Kind    string // the tool name, or "text reply"
-	Error   bool   // the observation is an error
+	Check   *CheckView // nil when not checked
+	ID      string     // "d7": the anchor
+	Title   string     // "decision 8 of 12"
+	Message string     // "message 14"
+	Kind    string     // the tool name, or "text reply"
+	Error   bool       // the observation is an error
 	Visible VisiblePane
 	Action  ActionPane
 	Hidden  HiddenPane
@@ -208,6 +224,7 @@ type HiddenPane struct {
 type HiddenItem struct {
 	Kind    string // hidden_kind or the entry kind
 	Message string // index of a hidden message ("9"); "" for a hidden entry
+	Entry   string // index of a hidden entry ("0"); "" for a hidden message
 	Where   string // "message 9" or "collector context, from the start"
 	Summary string // the first ~100 characters
 	Content Content
@@ -239,4 +256,47 @@ type ImportResult struct {
 	Trajectories string
 	Messages     string
 	Decisions    string
+}
+
+// TrajectoryCheck is the trajectory-level result of the grounding checks.
+type TrajectoryCheck struct {
+	R          string // "1" / "0"
+	Workflow   bool
+	Reasons    []string // trajectory-level codes
+	Violations []string // one line per broken workflow rule
+	Counts     string   // "9 pass · 2 fail · 1 ambiguous (1 queued) · 8 supervised"
+	Profile    string   // "airline@1"
+	Engine     string
+	Checked    string // "2026-11-29 14:03 UTC"
+}
+
+// CheckView is one decision's check as the card shows it.
+type CheckView struct {
+	Verdict     string // pass | fail | ambiguous: the effective verdict
+	Human       bool   // the verdict is a human's
+	AutoVerdict string // the engine's, shown when a human overrode it
+	E, V, W, R  string // "1", "0" or "?" for e_t, v_t, workflow, R_τ
+	Mask        string // "1" / "0"
+	MaskNote    string // "0 until adjudicated" for queued decisions
+	Queued      bool
+	Reasons     []string
+	Detail      string
+	Action      string // semantic action
+	Args        []ArgView
+}
+
+// ArgView is one argument (or one value stated in a text reply) and where
+// its value was found. Msg/Needle point the visible pane at the evidence;
+// HiddenEntry/HiddenMsg point the hidden pane at it.
+type ArgView struct {
+	Path        string
+	Value       string
+	Role        string
+	Status      string // literal, normalized, hidden_only, ...
+	Tone        string // "ok", "warn", "bad": colours the status
+	Evidence    string // one readable line
+	Msg         string // visible message index holding the evidence, or ""
+	Needle      string // the text to highlight in that message
+	HiddenEntry string // hidden entry index, or ""
+	HiddenMsg   string // hidden message index, or ""
 }

@@ -99,3 +99,18 @@ func TestCLIUserAddAndMigrate(t *testing.T) {
 		t.Error("unknown command accepted")
 	}
 }
+
+func TestCLIRecheck(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join("..", "grounding", "testdata", "import", "canonical.jsonl")
+	if _, _, err := cli(t, dir, "", "import", "--run", "airline", good); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := cli(t, dir, "", "recheck", "--run", "airline")
+	if err != nil || !strings.Contains(out, "rechecked") || !strings.Contains(out, "0 automatic verdicts changed") {
+		t.Errorf("recheck = %v %q, want the same verdicts again", err, out)
+	}
+	if _, _, err := cli(t, dir, "", "recheck", "--run", "nope"); err == nil || !strings.Contains(err.Error(), `no run named "nope"`) {
+		t.Errorf("recheck of an unknown run = %v", err)
+	}
+}

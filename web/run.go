@@ -58,6 +58,10 @@ func Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		return runImport(ctx, rest, getenv, stdout, stderr)
 	case "user":
 		return runUser(ctx, rest, getenv, stdin, stdout, stderr)
+	case "recheck":
+		return runRecheck(ctx, rest, getenv, stdout)
+	case "check":
+		return runCheck(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -187,6 +191,45 @@ func runImport(ctx context.Context, args []string, getenv Env, stdout, stderr io
 	if failed > 0 {
 		return fmt.Errorf("import: %d of %d files refused", failed, len(files))
 	}
+	return nil
+}
+
+// runRecheck re-runs the grounding checks on stored trajectories after an
+// engine or profile change, keeping human verdicts.
+func runRecheck(ctx context.Context, args []string, getenv Env, stdout io.Writer) error {
+	fs := flag.NewFlagSet("recheck", flag.ContinueOnError)
+	var dbf dbFlags
+	dbf.register(fs)
+	run := fs.String("run", "", "recheck only this run (default: every run)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	db, err := dbf.open(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var runID int64
+	if *run != "" {
+		r, err := db.RunByName(ctx, *run)
+		if errors.Is(err, grounding.ErrNotFound) {
+			return fmt.Errorf("recheck: there is no run named %q", *run)
+		}
+		if err != nil {
+			return err
+		}
+		runID = r.ID
+	}
+	start := time.Now()
+	res, err := db.Recheck(ctx, runID, grounding.CheckDefault, func(p store.RecheckResult) {
+		fmt.Fprintf(stdout, "\r%d trajectories rechecked", p.Trajectories)
+	})
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	fmt.Fprintf(stdout, "\rrechecked %d trajectories, %d decisions in %.1f s (%.0f decisions/s); %d automatic verdicts changed; human verdicts kept\n",
+		res.Trajectories, res.Decisions, secs, float64(res.Decisions)/secs, res.Changed)
 	return nil
 }
 

@@ -53,6 +53,8 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"KeysetPaging", testKeysetPaging},
 		{"PageLimits", testPageLimits},
 		{"Filters", testFilters},
+		{"CheckFilters", testCheckFilters},
+		{"Recheck", testRecheck},
 		{"MessageWindows", testMessageWindows},
 		{"DecisionWindows", testDecisionWindows},
 		{"NotFound", testNotFound},
@@ -363,7 +365,9 @@ func testImportRoundTrip(t *testing.T, db *store.DB) {
 	wantSum := grounding.TrajectorySummary{
 		ID: h.ID, RunID: run.ID, ExtID: "rt-1", ParentID: "task-7", Domain: "airline", Success: true, Reward: &reward,
 		Messages: 10, Decisions: len(decisions), ToolCalls: 3, Errors: 1, SourceFile: "gpt-4o-airline.json", SourceIndex: 4,
+		SourceLine: tr.Source.Line,
 	}
+	addCheckCounts(&wantSum, grounding.CheckDefault(tr))
 	if h.ID == 0 || !reflect.DeepEqual(h.TrajectorySummary, wantSum) {
 		t.Errorf("summary =\n%+v\nwant\n%+v", h.TrajectorySummary, wantSum)
 	}
@@ -410,8 +414,14 @@ func testImportRoundTrip(t *testing.T, db *store.DB) {
 	}
 
 	got, err := db.Decisions(ctx, h.ID, 0, 100)
-	if err != nil || !reflect.DeepEqual(got, decisions) {
-		t.Errorf("Decisions = %+v, %v; want %+v", got, err, decisions)
+	if err != nil || canonJSON(t, mustJSON(t, got)) != canonJSON(t, mustJSON(t, WantStored(tr))) {
+		t.Errorf("Decisions = %+v, %v; want %+v", got, err, WantStored(tr))
+	}
+	check := grounding.CheckDefault(tr)
+	if h.EngineVersion != check.EngineVersion || h.Profile != check.Profile+"@"+check.ProfileVersion ||
+		h.CheckedAt.Before(before) || !slices.Equal(h.FlowReasons, check.Reasons) && len(h.FlowReasons)+len(check.Reasons) > 0 {
+		t.Errorf("stored check: engine %q profile %q at %v reasons %v; want %q %q %v",
+			h.EngineVersion, h.Profile, h.CheckedAt, h.FlowReasons, check.EngineVersion, check.Profile, check.Reasons)
 	}
 
 	// A trajectory with no tools, hidden entries, meta, parent or reward.
@@ -657,6 +667,16 @@ func testRunCounters(t *testing.T, db *store.DB) {
 				want.Successes++
 			}
 			want.Messages += len(tr.Messages)
+			var sum grounding.TrajectorySummary
+			addCheckCounts(&sum, grounding.CheckDefault(tr))
+			want.Pass += sum.Pass
+			want.Fail += sum.Fail
+			want.Ambiguous += sum.Ambiguous
+			want.Queued += sum.Queued
+			want.Supervised += sum.Supervised
+			if sum.Certified {
+				want.Certified++
+			}
 			for _, d := range grounding.Decisions(tr) {
 				want.Decisions++
 				if !d.IsReply() {
@@ -898,13 +918,13 @@ func testDecisionWindows(t *testing.T, db *store.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := grounding.Decisions(tr)
+	all := WantStored(tr)
 	if len(all) < 5 {
 		t.Fatalf("fixture has %d decisions", len(all))
 	}
 	for _, tt := range []struct {
 		from, limit int
-		want        []grounding.Decision
+		want        []grounding.StoredDecision
 	}{
 		{0, 100, all},
 		{0, 0, all},
@@ -913,7 +933,7 @@ func testDecisionWindows(t *testing.T, db *store.DB) {
 		{len(all), 5, nil},
 	} {
 		got, err := db.Decisions(ctx, h.ID, tt.from, tt.limit)
-		if err != nil || len(got) != len(tt.want) || (len(got) > 0 && !reflect.DeepEqual(got, tt.want)) {
+		if err != nil || len(got) != len(tt.want) || (len(got) > 0 && canonJSON(t, mustJSON(t, got)) != canonJSON(t, mustJSON(t, tt.want))) {
 			t.Errorf("Decisions(%d, %d) = %+v, %v; want %+v", tt.from, tt.limit, got, err, tt.want)
 		}
 	}
@@ -941,5 +961,183 @@ func testNotFound(t *testing.T, db *store.DB) {
 	}
 	if ds, err := db.Decisions(ctx, 4242, 0, 10); err != nil || len(ds) != 0 {
 		t.Errorf("Decisions(unknown) = %v, %v; want none", ds, err)
+	}
+}
+
+// WantStored is what the store must return for tr's decisions right after
+// import: each decision with the default check's automatic verdict as the
+// effective one.
+func WantStored(tr *grounding.Trajectory) []grounding.StoredDecision {
+	res := grounding.CheckDefault(tr)
+	var out []grounding.StoredDecision
+	for i, d := range grounding.Decisions(tr) {
+		c := res.Decisions[i]
+		out = append(out, grounding.StoredDecision{Decision: d, Action: c.Action, E: c.E, V: c.V, G: c.G,
+			FlowOK: c.Workflow, AutoVerdict: c.Verdict, Verdict: c.Verdict, Mask: c.Mask, Queued: c.Queued,
+			Reasons: nonNil(c.Reasons), Args: nonNil(c.Args), Detail: c.Detail})
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// addCheckCounts adds a check's verdict counts to a summary.
+func addCheckCounts(s *grounding.TrajectorySummary, res grounding.Result) {
+	s.WorkflowOK = res.Workflow
+	for _, d := range res.Decisions {
+		switch d.Verdict {
+		case grounding.VerdictPass:
+			s.Pass++
+		case grounding.VerdictFail:
+			s.Fail++
+		default:
+			s.Ambiguous++
+		}
+		if d.Queued {
+			s.Queued++
+		}
+		s.Supervised += d.Mask
+	}
+	s.Certified = res.R == 1 && res.Workflow && s.Supervised > 0
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// testCheckFilters filters a run by effective verdict and by reason code and
+// compares with what the default check says of each trajectory.
+func testCheckFilters(t *testing.T, db *store.DB) {
+	var ts []*grounding.Trajectory
+	for i := range 12 {
+		ts = append(ts, TauLike("cf", i))
+	}
+	ts = append(ts, RoundTrip("cf-rt"))
+	mustImport(t, db, "checked", "cf.json", ts...)
+	run := mustRun(t, db, "checked")
+	has := map[string]map[string]bool{} // filter value -> ext ids
+	mark := func(k, id string) {
+		if has[k] == nil {
+			has[k] = map[string]bool{}
+		}
+		has[k][id] = true
+	}
+	for _, tr := range ts {
+		for _, d := range grounding.CheckDefault(tr).Decisions {
+			mark("verdict:"+string(d.Verdict), tr.ID)
+			for _, r := range d.Reasons {
+				mark("reason:"+r, tr.ID)
+			}
+		}
+	}
+	if len(has) < 3 {
+		t.Fatalf("fixture exercises too few verdicts and reasons: %v", has)
+	}
+	for k, want := range has {
+		f := grounding.TrajectoryFilter{RunID: run.ID, Limit: 500}
+		kind, v, _ := strings.Cut(k, ":")
+		if kind == "verdict" {
+			f.Verdict = v
+		} else {
+			f.Reason = v
+		}
+		page, err := db.Trajectories(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, r := range page.Rows {
+			got[r.ExtID] = true
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("filter %s = %v, want %v", k, got, want)
+		}
+	}
+}
+
+// testRecheck rebuilds stored trajectories, re-runs a changed check on them
+// and expects verdicts, counts and run counters to follow; rechecking with
+// the default check restores the import-time state exactly.
+func testRecheck(t *testing.T, db *store.DB) {
+	var ts []*grounding.Trajectory
+	for i := range 5 {
+		ts = append(ts, TauLike("rc", i))
+	}
+	ts = append(ts, RoundTrip("rc-rt"))
+	mustImport(t, db, "rechecked", "rc.json", ts...)
+	run := mustRun(t, db, "rechecked")
+	before := run
+
+	for _, tr := range ts {
+		h, err := db.TrajectoryByExtID(ctx, run.ID, tr.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := db.LoadTrajectory(ctx, h.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := mustJSON(t, grounding.CheckDefault(loaded).Decisions), mustJSON(t, grounding.CheckDefault(tr).Decisions); canonJSON(t, got) != canonJSON(t, want) {
+			t.Errorf("%s: the check of the reloaded trajectory differs from the check at import:\n%s\nwant\n%s", tr.ID, got, want)
+		}
+	}
+
+	// A stricter engine: every decision fails.
+	strict := func(tr *grounding.Trajectory) grounding.Result {
+		r := grounding.CheckDefault(tr)
+		r.EngineVersion = "strict-1"
+		for i := range r.Decisions {
+			d := &r.Decisions[i]
+			d.Verdict, d.G, d.Mask, d.Queued = grounding.VerdictFail, 0, 0, false
+			d.Reasons = append(d.Reasons, grounding.ReasonUnsupported)
+		}
+		return r
+	}
+	var calls int
+	res, err := db.Recheck(ctx, run.ID, strict, func(store.RecheckResult) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trajectories != len(ts) || res.Decisions != before.Decisions || calls == 0 {
+		t.Errorf("Recheck = %+v after %d progress calls; want %d trajectories, %d decisions", res, calls, len(ts), before.Decisions)
+	}
+	if res.Changed != before.Pass+before.Ambiguous {
+		t.Errorf("Recheck changed %d verdicts, want %d (every pass and ambiguous one)", res.Changed, before.Pass+before.Ambiguous)
+	}
+	after := mustRun(t, db, "rechecked")
+	if after.Fail != before.Decisions || after.Pass != 0 || after.Supervised != 0 || after.Certified != 0 || after.Queued != 0 {
+		t.Errorf("run after strict recheck = %+v", after)
+	}
+	page, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: run.ID, Reason: grounding.ReasonUnsupported, Limit: 100})
+	if err != nil || len(page.Rows) != len(ts) {
+		t.Errorf("reason filter after recheck = %d rows, %v; want all %d", len(page.Rows), err, len(ts))
+	}
+	h, _ := db.TrajectoryByExtID(ctx, run.ID, ts[0].ID)
+	if h.EngineVersion != "strict-1" || h.Pass != 0 || h.Fail != h.Decisions {
+		t.Errorf("trajectory after strict recheck = %+v", h)
+	}
+
+	if _, err := db.Recheck(ctx, run.ID, grounding.CheckDefault, nil); err != nil {
+		t.Fatal(err)
+	}
+	if again := mustRun(t, db, "rechecked"); !reflect.DeepEqual(again, before) {
+		t.Errorf("run after default recheck = %+v, want the import-time %+v", again, before)
+	}
+	for _, tr := range ts {
+		h, _ := db.TrajectoryByExtID(ctx, run.ID, tr.ID)
+		got, err := db.Decisions(ctx, h.ID, 0, 0)
+		if err != nil || canonJSON(t, mustJSON(t, got)) != canonJSON(t, mustJSON(t, WantStored(tr))) {
+			t.Errorf("%s: decisions after default recheck differ from import", tr.ID)
+		}
 	}
 }
