@@ -84,9 +84,11 @@ type mentionBuf struct {
 	arena []byte
 	ms    []mention
 	objs  []jobj
+	str   string // the arena as a string, made on demand (checker.arenaString)
 }
 
 func (b *mentionBuf) reset() {
+	b.str = ""
 	b.arena = b.arena[:0]
 	b.ms = b.ms[:0]
 	b.objs = b.objs[:0]

@@ -128,10 +128,22 @@ func (c *checker) find(k string) (int32, bool) {
 }
 
 func (c *checker) ensureEntry(key []byte) int32 {
+	return c.ensureEntryIn(key, nil, 0, 0)
+}
+
+// ensureEntryIn is ensureEntry for a key that lives in buf's arena at
+// [k0,k1): a new entry's key string is then a slice of the arena copied
+// once per message (see arenaString), not an allocation of its own.
+func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32 {
 	if id, ok := c.keys[string(key)]; ok {
 		return id
 	}
-	k := string(key)
+	var k string
+	if buf != nil {
+		k = c.arenaString(buf)[k0:k1]
+	} else {
+		k = string(key)
+	}
 	id := int32(len(c.ents))
 	c.ents = append(c.ents, entry{key: k, sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1})
 	c.keys[k] = id
@@ -212,7 +224,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 		if len(key) <= 2 {
 			continue
 		}
-		id := c.ensureEntry(key)
+		id := c.ensureEntryIn(key, buf, m.k0, m.k1)
 		if m.kind == mWord && m.norm == nkNone {
 			lastWord, lastStart, lastEnd = id, m.start, m.end
 		}
@@ -228,7 +240,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 		switch {
 		case s == srcAgent:
 			if !e.agent.ok() {
-				o.path = c.pathOf(m)
+				o.path = c.pathIn(buf, m)
 				e.agent = o
 				if !e.sup.ok() && agentBad != nil && agentBad[e.key] {
 					e.agentBad = true
@@ -237,24 +249,24 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 			continue
 		case m.kind == mIDPart:
 			if !e.part.ok() {
-				o.path = c.pathOf(m)
+				o.path = c.pathIn(buf, m)
 				e.part = o
 			}
 			continue
 		case echoKeys != nil && echoKeys[e.key]:
 			if !e.echo.ok() {
-				o.path = c.pathOf(m)
+				o.path = c.pathIn(buf, m)
 				e.echo = o
 			}
 			continue
 		}
 		if !e.sup.ok() || (e.sup.norm != nkNone && m.norm == nkNone) {
-			o.path = c.pathOf(m)
+			o.path = c.pathIn(buf, m)
 			e.sup = o
 		}
 		if (s == srcUser || s == srcRequest) && !e.user.ok() {
 			if o.path == "" {
-				o.path = c.pathOf(m)
+				o.path = c.pathIn(buf, m)
 			}
 			e.user = o
 		}
@@ -264,11 +276,23 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 	}
 }
 
-func (c *checker) pathOf(m *mention) string {
+// pathIn returns a mention's JSON path as a slice of the buffer's arena
+// string.
+func (c *checker) pathIn(buf *mentionBuf, m *mention) string {
 	if m.p1 <= m.p0 {
 		return ""
 	}
-	return string(c.buf.path(m))
+	return c.arenaString(buf)[m.p0:m.p1]
+}
+
+// arenaString copies a buffer's arena into a string once per filling of the
+// buffer; entry keys and occurrence paths are slices of it, so indexing a
+// message costs one allocation for all of them.
+func (c *checker) arenaString(buf *mentionBuf) string {
+	if buf.str == "" || len(buf.str) != len(buf.arena) {
+		buf.str = string(buf.arena)
+	}
+	return buf.str
 }
 
 // kindCandidates registers the candidates of every kind that the JSON
@@ -330,7 +354,7 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 			if echoKeys != nil && echoKeys[string(key)] {
 				continue
 			}
-			id := c.ensureEntry(key)
+			id := c.ensureEntryIn(key, buf, m.k0, m.k1)
 			ks := c.kindSet(k.name)
 			if _, seen := ks.pos[id]; !seen {
 				cand := candidate{ent: id, msg: int32(msg)}
@@ -352,7 +376,7 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 						if len(ak) <= 2 || string(ak) == string(key) {
 							continue
 						}
-						c.attrBuf = append(c.attrBuf, attr{ent: c.ensureEntry(ak), key: a.jsonKey})
+						c.attrBuf = append(c.attrBuf, attr{ent: c.ensureEntryIn(ak, buf, a.k0, a.k1), key: a.jsonKey})
 					}
 				}
 				cand.attrs = c.attrBuf[a0:len(c.attrBuf):len(c.attrBuf)]
