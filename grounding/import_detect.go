@@ -14,6 +14,7 @@ const expectedFormats = "a JSON array of τ-bench records or JSON Lines of canon
 
 // Detect names the format of the input at the start of r from its content,
 // without consuming anything:
+//   - SWE-agent, mini-swe-agent and OpenHands logs (detectSWE), first;
 //   - a JSON array whose first element has "traj": FormatTauBench;
 //   - JSON Lines whose first record has tool calls in the OpenAI shape
 //     ({"type": "function", "function": {...}}), or no "id": FormatOpenAI;
@@ -46,6 +47,9 @@ func Detect(r *bufio.Reader) (Format, error) {
 			return "", &ImportError{Record: -1, Err: errEmptyFile}
 		}
 		return "", &ImportError{Record: -1, Expected: expectedFormats, Got: "only white space in the first MiB"}
+	}
+	if f, ok := detectSWE(p, complete); ok {
+		return f, nil
 	}
 	switch p[0] {
 	case '[':

@@ -94,6 +94,10 @@ func Read(r io.Reader, file string, format Format) iter.Seq2[*Trajectory, error]
 			imp.readLines(br, yield)
 		case FormatTauBench:
 			imp.readTau(br, yield)
+		case FormatSWEAgent, FormatMiniSWE, FormatOpenHands:
+			imp.readSWE(br, yield)
+		case FormatSWEInstances, FormatSWEResults:
+			yield(nil, sweNotTrajectories(file, format))
 		default:
 			yield(nil, &ImportError{File: file, Record: -1,
 				Expected: "a format among auto, canonical, tau-bench, openai-jsonl", Got: quoteShort(string(format))})
