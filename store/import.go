@@ -42,6 +42,7 @@ var (
 		"action", "e", "v", "g", "flow_ok", "auto_verdict", "verdict", "mask", "queued", "reasons", "args", "detail",
 	}
 	reasonColumns = []string{"trajectory_id", "ordinal", "run_id", "reason"}
+	queueColumns  = []string{"run_id", "trajectory_id", "ordinal", "source", "why", "priority", "required", "state", "created_at"}
 )
 
 // ImportTrajectories persists one file's trajectories into the run called
@@ -99,11 +100,12 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 	var run struct {
 		ID           int64 `db:"id"`
 		Trajectories int   `db:"trajectories"`
+		Overlap      int   `db:"overlap"`
 	}
 	err = tx.GetContext(ctx, &run, tx.Rebind(
 		`INSERT INTO runs (name, created_at) VALUES (?, ?)
 		 ON CONFLICT (name) DO UPDATE SET name = excluded.name
-		 RETURNING id, trajectories`), runName, dbTime{at})
+		 RETURNING id, trajectories, overlap`), runName, dbTime{at})
 	if err != nil {
 		return fail(storeErr(fmt.Sprintf("%s: run %q", op, runName), err))
 	}
@@ -132,6 +134,7 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		seen:     make(map[string]int),
 		facets:   make(map[[2]string]bool),
 		at:       at,
+		overlap:  run.Overlap,
 	}
 	defer w.stmts.close()
 	for t, err := range seq {
@@ -248,6 +251,7 @@ type importWriter struct {
 	n         struct{ trajectories, successes, messages, decisions, toolCalls int }
 	checks    checkCounts
 	at        time.Time
+	overlap   int // the run's k: verdicts each queue item needs
 }
 
 // checkCounts are the run counters the checks move.
@@ -286,6 +290,7 @@ type pendingTrajectory struct {
 	t         *grounding.Trajectory
 	decisions []grounding.Decision
 	check     grounding.Result
+	queued    int   // decisions of t queued for a human
 	row       []any // trajectoryColumns values
 }
 
@@ -387,7 +392,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 	if err != nil {
 		return pendingTrajectory{}, err
 	}
-	return pendingTrajectory{t: t, decisions: decisions, check: check, row: []any{
+	return pendingTrajectory{t: t, decisions: decisions, check: check, queued: own.queued, row: []any{
 		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
@@ -441,7 +446,7 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 
 	msgs := make([]any, 0, w.batchMsgs*len(messageColumns))
-	var decs, rs []any
+	var decs, rs, qs []any
 	for _, p := range w.batch {
 		id := ids[p.t.ID]
 		for i, m := range p.t.Messages {
@@ -473,6 +478,11 @@ func (w *importWriter) flush(ctx context.Context) error {
 			for _, r := range dedupe(c.Reasons) {
 				rs = append(rs, id, d.Ordinal, w.runID, r)
 			}
+			if c.Queued {
+				// Until coverage deficits exist, a trajectory's queued
+				// decisions are worth more together: priority is their count.
+				qs = append(qs, w.runID, id, d.Ordinal, "auto", cleanJSON(reasons), p.queued, w.overlap, "open", dbTime{w.at})
+			}
 		}
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "messages", messageColumns, msgs); err != nil {
@@ -483,6 +493,9 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "decision_reasons", reasonColumns, rs); err != nil {
 		return storeErr(w.op+": insert decision reasons", err)
+	}
+	if err := w.d.bulk(ctx, w.stmts, w.d, "queue_items", queueColumns, qs); err != nil {
+		return storeErr(w.op+": queue decisions", err)
 	}
 	return nil
 }
