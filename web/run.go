@@ -33,6 +33,7 @@ usage:
   groundwork migrate [--db URL]
   groundwork import  [--db URL] [--run NAME] [--format auto|canonical|tau-bench|openai-jsonl] FILE...
   groundwork user add NAME --role admin|researcher|annotator [--db URL]
+  groundwork swe     [--instances FILE] [--results FILE] [--json] FILE...   SWE diagnostics, no database
 
 The database is --db, else $DATABASE_URL, else the SQLite file DIR/groundwork.db
 (DIR is --data, else $GROUNDWORK_DATA, else ./data). URLs: postgres://… or sqlite://PATH.
@@ -62,6 +63,8 @@ func Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		return runRecheck(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, stdout, stderr)
+	case "swe":
+		return runSWE(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
