@@ -254,15 +254,17 @@ type checker struct {
 	p  *Profile
 	rt *profileRuntime
 
-	keys  map[string]int32
-	ents  []entry
-	buf   mentionBuf
-	tbuf  mentionBuf // scratch for text being checked
-	rbuf  mentionBuf // the reply of the assistant message being checked
-	sc    textScanner
-	jw    jsonWalker
-	nums  []numOcc
-	kinds map[string]*kindSet
+	keys map[string]int32
+	ents []entry
+	buf  mentionBuf
+	tbuf mentionBuf // scratch for text being checked
+	rbuf mentionBuf // the reply of the assistant message being checked
+	sc   textScanner
+	jw   jsonWalker
+	nums []numOcc
+	// stated are amounts the agent's replies stated with support.
+	stated []numOcc
+	kinds  map[string]*kindSet
 	// records holds (read key entry, value entry) pairs: the value was in
 	// the observation of a read called with that key.
 	records map[[2]int32]bool
@@ -336,6 +338,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	clear(c.keys)
 	c.ents = c.ents[:0]
 	c.nums = c.nums[:0]
+	c.stated = c.stated[:0]
 	clear(c.kinds)
 	clear(c.records)
 	c.small = c.small[:0]

@@ -56,6 +56,38 @@ func TestRealAirlineLabels(t *testing.T) {
 			results[key{tr.ID, d.Message, d.Call}] = d
 		}
 	}
+	// Held-out labels were made after the rules were frozen; their figures
+	// are reported, not gated on.
+	if raw, err := os.ReadFile("testdata/labels/tau-airline-heldout.json"); err == nil {
+		var held labelFile
+		if err := json.Unmarshal(raw, &held); err != nil {
+			t.Fatalf("held-out labels: %v", err)
+		}
+		var fa, hauto, hagree int
+		for _, l := range held.Labels {
+			call := -1
+			if l.Call != nil {
+				call = *l.Call
+			}
+			d, ok := results[key{l.Trajectory, l.Message, call}]
+			if !ok {
+				t.Errorf("held-out label %s message %d call %d: no such decision", l.Trajectory, l.Message, call)
+				continue
+			}
+			if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
+				fa++
+				t.Logf("held-out false approval: %s message %d: %s", l.Trajectory, l.Message, l.Reason)
+			}
+			if d.Verdict != VerdictAmbiguous {
+				hauto++
+				if d.Verdict == l.Verdict {
+					hagree++
+				}
+			}
+		}
+		t.Logf("held-out labels: %d decisions, false approvals %d, automatically decided %d, agreement %d/%d",
+			len(held.Labels), fa, hauto, hagree, hauto)
+	}
 	var falseApprovals, auto, agree, tp, fp, fn int
 	for _, l := range lf.Labels {
 		call := -1

@@ -609,14 +609,6 @@ func (c *checker) weakSupport(v float64, raw, path string, msg int) finding {
 	return finding{status: StatusWeak, reason: ReasonWeak, sev: sevAmbiguous, ev: ev, ent: -1}
 }
 
-func stemsOfKey(k string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(k), func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
-		out = append(out, stem(w))
-	}
-	return out
-}
-
 func anyStemMatch(a, b []string) bool {
 	for _, x := range a {
 		for _, y := range b {
@@ -764,6 +756,15 @@ func (c *checker) derive(v float64, msg int) (string, bool) {
 			if x.msg == m && !c.weakNumber(x.v) {
 				pool = append(pool, x)
 			}
+		}
+	}
+	// Amounts the agent's recent replies stated with support ("$174 each")
+	// are visible steps of its arithmetic.
+	n := 0
+	for k := len(c.stated) - 1; k >= 0 && n < 8; k-- {
+		if x := c.stated[k]; int(x.msg) < msg && !c.weakNumber(x.v) {
+			pool = append(pool, x)
+			n++
 		}
 	}
 	for i, a := range pool {

@@ -88,6 +88,9 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		}
 		if role == RoleAmount && (f.status == StatusLiteral || f.status == StatusNormalized || f.status == StatusDerived) {
 			stated = append(stated, m.num)
+			if field == "content" {
+				c.stated = append(c.stated, numOcc{v: m.num, msg: int32(msg), start: m.start, end: m.end})
+			}
 		}
 		if f.sev > sev {
 			sev = f.sev
