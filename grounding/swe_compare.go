@@ -25,7 +25,7 @@ type SWEOutcome struct {
 }
 
 // Outcome returns the comparison figures of d.
-func (d *SWEDiagnosis) Outcome() SWEOutcome {
+func (d SWEDiagnosis) Outcome() SWEOutcome {
 	return SWEOutcome{
 		ExtID:        d.Trajectory,
 		InstanceID:   d.InstanceID,

@@ -111,7 +111,7 @@ type SWEDiagnosis struct {
 }
 
 // StageCounts returns how many steps the router put in LOC, REP and PATCH.
-func (d *SWEDiagnosis) StageCounts() (loc, rep, patch int) {
+func (d SWEDiagnosis) StageCounts() (loc, rep, patch int) {
 	for _, r := range d.Routes {
 		switch r.Stage {
 		case SWEStageLOC:
@@ -126,7 +126,7 @@ func (d *SWEDiagnosis) StageCounts() (loc, rep, patch int) {
 }
 
 // Stages returns one stage name per step ("LOC", "REP", "PATCH").
-func (d *SWEDiagnosis) Stages() []string {
+func (d SWEDiagnosis) Stages() []string {
 	out := make([]string, len(d.Routes))
 	for i, r := range d.Routes {
 		out[i] = r.Stage.String()
@@ -136,7 +136,7 @@ func (d *SWEDiagnosis) Stages() []string {
 
 // StageString encodes the stages one byte per step: L, R, P, in lower case
 // where the step is a fall-back ("LLRRlLLPPrRP").
-func (d *SWEDiagnosis) StageString() string {
+func (d SWEDiagnosis) StageString() string {
 	b := make([]byte, len(d.Routes))
 	for i, r := range d.Routes {
 		c := byte(r.Stage)

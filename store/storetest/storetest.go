@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"DecisionWindows", testDecisionWindows},
 		{"NotFound", testNotFound},
 	}
+	tests = append(tests, sweTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
