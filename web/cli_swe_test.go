@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"groundwork/store"
 )
 
 func sweFixture(name string) string { return filepath.Join("..", "grounding", "testdata", "swe", name) }
@@ -140,4 +143,49 @@ func readFileIfExists(name string) ([]byte, error) {
 		return nil, nil
 	}
 	return b, err
+}
+
+// TestCLIImportSWE imports SWE trajectories, instance metadata and
+// evaluation results with `groundwork import`, told apart by content, and
+// finds the diagnostics computed at import.
+func TestCLIImportSWE(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, err := cli(t, dir, "", "import", "--run", "calc", sweFixture("acme__calc-1.traj.json"), sweFixture("openhands_events.json"))
+	if err != nil {
+		t.Fatalf("import trajectories = %v\n%s", err, stderr)
+	}
+	out, stderr, err = cli(t, dir, "", "import", sweFixture("instances.jsonl"))
+	if err != nil || !strings.Contains(out, "imported 2 instances of SWE-bench metadata") {
+		t.Fatalf("import instances = %v\n%s%s", err, out, stderr)
+	}
+	out, stderr, err = cli(t, dir, "", "import", "--run", "calc", sweFixture("report_keyed.json"))
+	if err != nil || !strings.Contains(out, `imported 2 results of evaluation into run "calc"`) {
+		t.Fatalf("import results = %v\n%s%s", err, out, stderr)
+	}
+	_, stderr, err = cli(t, dir, "", "import", "--run", "nope", sweFixture("results_summary.json"))
+	if err == nil || !strings.Contains(stderr, `"nope", which does not exist`) {
+		t.Errorf("results for an unknown run = %v, %s", err, stderr)
+	}
+	_, stderr, err = cli(t, dir, "", "import", sweFixture("sbcli_report.json"))
+	if err == nil || !strings.Contains(stderr, "no run name") {
+		t.Errorf("results without a run = %v, %s", err, stderr)
+	}
+
+	db, err := store.Open(context.Background(), filepath.Join(dir, "groundwork.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	run, err := db.RunByName(context.Background(), "calc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, _, err := db.SWEOutcomes(context.Background(), run.ID, "", 0)
+	if err != nil || len(outs) != 2 {
+		t.Fatalf("SWEOutcomes = %+v, %v; want the two trajectories diagnosed at import", outs, err)
+	}
+	a := outs[0]
+	if a.ExtID != "acme__calc-1" || a.Localization == nil || *a.Localization != 1 || a.Resolved == nil || !*a.Resolved || a.Stages != "LRRRRPrR" {
+		t.Errorf("acme__calc-1 outcome = %+v", a)
+	}
 }

@@ -45,6 +45,9 @@ func (i Importer) importReader(ctx context.Context, runName string, f io.ReadSee
 	}
 	br := bufio.NewReaderSize(f, 1<<20)
 	if format == "" || format == grounding.FormatAuto {
+		if kind, ok := grounding.DetectSWEData(br); ok {
+			return i.importSWEData(ctx, runName, br, displayName, kind)
+		}
 		format, err = grounding.Detect(br)
 		if err != nil {
 			return grounding.ImportResult{}, withFile(err, displayName)
@@ -59,7 +62,11 @@ func (i Importer) importReader(ctx context.Context, runName string, f io.ReadSee
 		SHA256: hex.EncodeToString(h.Sum(nil)),
 		Bytes:  size,
 	}
-	return i.DB.ImportTrajectories(ctx, runName, meta, grounding.Read(br, displayName, format))
+	res, err := i.DB.ImportTrajectories(ctx, runName, meta, grounding.Read(br, displayName, format))
+	if err == nil && !res.Duplicate && grounding.IsSWETrajectoryFormat(format) {
+		i.refreshSWE(ctx, res.RunID)
+	}
+	return res, err
 }
 
 // withFile makes sure a detection error names the file.

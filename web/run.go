@@ -186,6 +186,10 @@ func runImport(ctx context.Context, args []string, getenv Env, stdout, stderr io
 			fmt.Fprintf(stdout, "%s: already imported into run %q on %s; nothing added\n", file, res.PreviousRun, res.PreviousAt.Format(time.DateTime))
 			continue
 		}
+		if msg, ok := sweDataSummary(res); ok {
+			fmt.Fprintf(stdout, "%s: %s\n", file, msg)
+			continue
+		}
 		secs := time.Since(start).Seconds()
 		fmt.Fprintf(stdout, "%s: imported %d trajectories, %d messages, %d decisions into run %q as %s (%.1f MB/s, %.0f trajectories/s)\n",
 			file, res.Trajectories, res.Messages, res.Decisions, res.RunName, res.Format,
