@@ -711,7 +711,7 @@ func (c *checker) userTurn(msg int, content string) {
 
 // confirmPrompts are what an agent says when it asks the user to approve
 // an action: a "yes" only confirms an action after one of them.
-var confirmPrompts = []string{"confirm", "proceed", "would you like", "shall i", "should i", "do you want", "go ahead", "is that correct", "is this correct", "are you sure"}
+var confirmPrompts = []string{"confirm", "proceed", "(yes/no)", "yes or no", "would you like", "shall i", "should i", "do you want", "go ahead", "is that correct", "is this correct", "are you sure"}
 
 // askedToConfirm reports whether one of the agent texts since the last
 // "yes" asked for approval.

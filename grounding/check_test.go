@@ -400,6 +400,15 @@ func TestCheckWorkflow(t *testing.T) {
 			t.Errorf("Check = workflow %v, %s; want pass with mask 1", r.Workflow, describeDecision(d))
 		}
 	})
+	t.Run("a (yes/no) question asks for approval", func(t *testing.T) {
+		tr := read().call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("NO6JO3 has insurance, so it can be cancelled with a full refund. Cancel it (yes/no)?").user("yes please").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+		d := decisionAt(t, Check(tr, nil), 6, 0)
+		if d.Verdict != VerdictPass || hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want pass: the user said yes to a (yes/no) question naming the action", describeDecision(d))
+		}
+	})
 	t.Run("write without the user's yes", func(t *testing.T) {
 		tr := read().call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
 			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
