@@ -324,11 +324,11 @@ func (w *importWriter) add(ctx context.Context, t *grounding.Trajectory) error {
 func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, error) {
 	decisions := grounding.Decisions(t)
 	check := grounding.CheckDefault(t)
-	if len(check.Decisions) != len(decisions) {
+	if err := sameDecisions(decisions, check); err != nil {
 		// The engine walks the same decisions; a mismatch is a bug, and
-		// storing half a check would be worse than refusing.
-		return pendingTrajectory{}, fmt.Errorf("store: %s: trajectory %q: the check covers %d decisions, want %d",
-			w.op, t.ID, len(check.Decisions), len(decisions))
+		// storing a check against the wrong decisions would be worse than
+		// refusing the file.
+		return pendingTrajectory{}, fmt.Errorf("store: %s: trajectory %q: %w", w.op, t.ID, err)
 	}
 	calls, errs := 0, 0
 	for _, d := range decisions {
@@ -556,4 +556,20 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// sameDecisions checks that a check result covers exactly these decisions,
+// paired with the same messages, calls and observations.
+func sameDecisions(ds []grounding.Decision, r grounding.Result) error {
+	if len(r.Decisions) != len(ds) {
+		return fmt.Errorf("the check covers %d decisions, want %d", len(r.Decisions), len(ds))
+	}
+	for i, d := range ds {
+		c := r.Decisions[i]
+		if c.Ordinal != d.Ordinal || c.Message != d.Message || c.Call != d.Call || c.Observation != d.Observation {
+			return fmt.Errorf("the check's decision %d (message %d, call %d, observation %d) differs from (message %d, call %d, observation %d)",
+				i, c.Message, c.Call, c.Observation, d.Message, d.Call, d.Observation)
+		}
+	}
+	return nil
 }

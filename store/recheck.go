@@ -83,9 +83,8 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 				return res, err
 			}
 			r := check(t)
-			if len(r.Decisions) != len(grounding.Decisions(t)) {
-				return res, fmt.Errorf("store: recheck trajectory %d: the check covers %d decisions, want %d",
-					row.ID, len(r.Decisions), len(grounding.Decisions(t)))
+			if err := sameDecisions(grounding.Decisions(t), r); err != nil {
+				return res, fmt.Errorf("store: recheck trajectory %d: %w", row.ID, err)
 			}
 			batch = append(batch, checked{row.ID, r})
 			runs[row.RunID] = true
