@@ -166,13 +166,18 @@ var (
 	// at interpreter exit ("Exception ignored in: …" and its traceback):
 	// noise, not a failure of the script.
 	sweIgnoredExceptionRe = regexp.MustCompile(`(?s)Exception ignored in:.*?\n[A-Za-z_.]*(?:Error|Exception|Warning)\b[^\n]*`)
-	sweExitCodeRe         = regexp.MustCompile(`\[Command finished with exit code (-?\d+)\]|<returncode>(-?\d+)</returncode>|exit code (-?\d+)`)
+	// sweExceptionLineRe is the last line of a Python traceback.
+	sweExceptionLineRe = regexp.MustCompile(`(?m)^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b[^\n]*`)
+	sweExitCodeRe      = regexp.MustCompile(`\[Command finished with exit code (-?\d+)\]|<returncode>(-?\d+)</returncode>|exit code (-?\d+)`)
 )
 
 // sweFailureSignal reports whether an observation shows a failure, and the
 // text that shows it. errFlag is the importer's verdict (a non-zero exit
 // code), which counts as a failure on its own.
 func sweFailureSignal(out string, errFlag bool) (bool, string) {
+	if ok, sig := sweTextualFailure(out); ok {
+		return true, sig
+	}
 	if m := sweExitCodeRe.FindStringSubmatch(out); m != nil {
 		for _, g := range m[1:] {
 			if g != "" && g != "0" {
@@ -183,15 +188,25 @@ func sweFailureSignal(out string, errFlag bool) (bool, string) {
 	if errFlag {
 		return true, "non-zero exit"
 	}
+	return false, ""
+}
+
+// sweTextualFailure finds a failure signal in the text of an observation,
+// quoting it (a traceback by the exception it ends with).
+func sweTextualFailure(out string) (bool, string) {
 	clean := sweIgnoredExceptionRe.ReplaceAllString(out, " ")
 	clean = sweNegatedRe.ReplaceAllString(clean, " ")
-	if loc := sweFailureRe.FindStringIndex(clean); loc != nil {
-		if swePassSummaryRe.MatchString(out) && !strings.Contains(out, "Traceback") {
-			return false, ""
-		}
-		return true, sweSnippet(clean, loc[0], loc[1])
+	loc := sweFailureRe.FindStringIndex(clean)
+	if loc == nil || swePassSummaryRe.MatchString(out) && !strings.Contains(out, "Traceback") {
+		return false, ""
 	}
-	return false, ""
+	if strings.HasPrefix(clean[loc[0]:], "Traceback") {
+		if m := sweExceptionLineRe.FindAllStringIndex(clean[loc[1]:], -1); m != nil {
+			last := m[len(m)-1]
+			return true, sweSnippet(clean, loc[1]+last[0], loc[1]+last[1])
+		}
+	}
+	return true, sweSnippet(clean, loc[0], loc[1])
 }
 
 // sweSnippet quotes the line holding s[from:to], shortened.

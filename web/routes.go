@@ -20,6 +20,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	runs := handlers.NewRuns(log, db)
 	trajectories := handlers.NewTrajectories(log, db)
 	imports := handlers.NewImports(log, imp, cfg.MaxUploadBytes, cfg.UploadDir)
+	swe := handlers.NewSWE(log, db)
 
 	r := chi.NewRouter()
 	r.Use(
@@ -70,6 +71,14 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 				r.Use(requireRole(log, grounding.RoleAdmin, grounding.RoleResearcher))
 				r.Get("/import", imports.Form)
 				r.Post("/import", imports.Create)
+
+				// SWE diagnostics (SPEC §5), for researchers.
+				r.Get("/swe", swe.Compare)
+				r.Get("/swe/runs/{runID}", swe.Run)
+				r.Get("/swe/trajectories/{trajectoryID}", swe.Trajectory)
+				r.Get("/swe/trajectories/{trajectoryID}/steps/{step}", swe.Step)
+				r.Get("/swe/instances", swe.Instances)
+				r.Get("/swe/instances/{instanceID}", swe.Instance)
 			})
 		})
 	})
