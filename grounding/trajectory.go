@@ -122,3 +122,16 @@ func (t *Trajectory) Parent() string {
 	}
 	return t.ID
 }
+
+// MarshalJSON writes the canonical form: content is null when the source's
+// was (ContentNull), so a canonical file round-trips through the importer.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message // no methods: no recursion
+	if !m.ContentNull {
+		return json.Marshal(plain(m))
+	}
+	return json.Marshal(struct {
+		plain
+		Content *string `json:"content"`
+	}{plain: plain(m)})
+}

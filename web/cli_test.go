@@ -114,3 +114,25 @@ func TestCLIRecheck(t *testing.T) {
 		t.Errorf("recheck of an unknown run = %v", err)
 	}
 }
+
+func TestCLIGen(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := cli(t, dir, "", "gen", "--trajectories", "25", "--seed", "9", "--kind", "mixed")
+	if err != nil || strings.Count(out, "\n") != 25 {
+		t.Fatalf("gen = %v, %d lines; want 25", err, strings.Count(out, "\n"))
+	}
+	again, _, _ := cli(t, dir, "", "gen", "--trajectories", "25", "--seed", "9", "--kind", "mixed")
+	if again != out {
+		t.Error("gen is not deterministic")
+	}
+	pool := filepath.Join(dir, "pool.jsonl")
+	if err := os.WriteFile(pool, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res, _, err := cli(t, dir, "", "import", pool); err != nil || !strings.Contains(res, "imported 25 trajectories") {
+		t.Errorf("import of a generated pool = %v %q", err, res)
+	}
+	if _, _, err := cli(t, dir, "", "gen", "--kind", "poetry"); err == nil || !strings.Contains(err.Error(), "tau, swe, mixed") {
+		t.Errorf("gen --kind poetry = %v", err)
+	}
+}

@@ -63,6 +63,8 @@ func Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		return runRecheck(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, stdout, stderr)
+	case "gen":
+		return runGen(rest, stdout)
 	case "swe":
 		return runSWE(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
