@@ -93,7 +93,9 @@ type SWEDiagnosis struct {
 	LocalizationSteps []int
 
 	// Reproduction: the agent created and ran a reproduction script and its
-	// output showed a failure signal. Nil for a trajectory without steps.
+	// output showed a failure signal, before its last source edit (a
+	// failure seen only after the last edit is a failed verification, not a
+	// reproduction of the issue). Nil for a trajectory without steps.
 	Reproduction      *bool
 	ReproScripts      []string // scripts it created and ran
 	ReproductionSteps []int
@@ -227,7 +229,8 @@ func DiagnoseSWE(t *Trajectory, inst *SWEInstance) SWEDiagnosis {
 				continue
 			}
 			d.ReproScripts = sweAppendUnique(d.ReproScripts, s.Script)
-			if s.Failure && !rep {
+			beforeLastEdit := d.LastEdit < 0 || i < d.LastEdit || i == d.LastEdit && !s.RunAfterEdit
+			if s.Failure && !rep && beforeLastEdit {
 				rep = true
 				if c, ok := created[s.Script]; ok {
 					d.ReproductionSteps = append(d.ReproductionSteps, c)

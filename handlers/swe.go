@@ -446,6 +446,8 @@ func trajectoryDiagnostics(s grounding.SWESubject, d grounding.SWEDiagnosis, ope
 					rep.Detail += ": " + sig
 				}
 			}
+		case failedAfterLastEdit(d):
+			rep.Detail = "ran " + strings.Join(d.ReproScripts, ", ") + " but saw a failure signal only after its last source edit (a failed verification, not a reproduction)"
 		case len(d.ReproScripts) > 0:
 			rep.Detail = "ran " + strings.Join(d.ReproScripts, ", ") + " but never saw a failure signal"
 		default:
@@ -487,6 +489,15 @@ func trajectoryDiagnostics(s grounding.SWESubject, d grounding.SWEDiagnosis, ope
 		p.Steps = append(p.Steps, stepView(t, d, i, i == open))
 	}
 	return p
+}
+
+func failedAfterLastEdit(d grounding.SWEDiagnosis) bool {
+	for _, s := range d.Steps {
+		if s.Script != "" && s.Failure {
+			return true
+		}
+	}
+	return false
 }
 
 func kindOf(b bool) string {
