@@ -51,6 +51,9 @@ func Detect(r *bufio.Reader) (Format, error) {
 	if f, ok := detectSWE(p, complete); ok {
 		return f, nil
 	}
+	if what := binaryKind(p); what != "" {
+		return "", &ImportError{Record: -1, Expected: expectedFormats, Got: what}
+	}
 	switch p[0] {
 	case '[':
 		return detectArray(p, complete)
@@ -274,4 +277,20 @@ func walkJSONPaths(p []byte, visit func(trail []string, tok json.Token) bool) (e
 			return false, errDetectDepth
 		}
 	}
+}
+
+// binaryKind names inputs that are recognisably not text logs, so the
+// message can say what to do instead of quoting bytes.
+func binaryKind(p []byte) string {
+	switch {
+	case bytes.HasPrefix(p, []byte{0x1f, 0x8b}):
+		return "a gzip-compressed file (compressed files are not accepted: decompress it and import the .json or .jsonl inside)"
+	case bytes.HasPrefix(p, []byte("PK\x03\x04")):
+		return "a zip archive (import the .json or .jsonl files inside it)"
+	case bytes.HasPrefix(p, []byte{0xff, 0xfe}), bytes.HasPrefix(p, []byte{0xfe, 0xff}):
+		return "UTF-16 text (save the log as UTF-8)"
+	case bytes.HasPrefix(p, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "a zstd-compressed file (compressed files are not accepted: decompress it first)"
+	}
+	return ""
 }

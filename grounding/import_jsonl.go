@@ -128,7 +128,9 @@ func (imp *fileImport) lineRecord(rec []byte, record, line int) (*Trajectory, *I
 	t := &Trajectory{Source: Source{Format: string(imp.format), File: imp.file, Index: record, Line: line}}
 	t.ID = d.str(raw.ID, rootPath.at("id"))
 	if d.err == nil && t.ID == "" {
-		if imp.format == FormatCanonical {
+		// An id that is present but empty is a mistake in either format;
+		// only an absent id is named after the file.
+		if imp.format == FormatCanonical || len(raw.ID) > 0 && string(raw.ID) != "null" {
 			d.fail(rootPath.at("id"), "a non-empty string", describeRaw(raw.ID))
 		} else {
 			// OpenAI-chat records rarely carry ids: name them after the

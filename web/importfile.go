@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,6 +66,13 @@ func (i Importer) importReader(ctx context.Context, runName string, f io.ReadSee
 	res, err := i.DB.ImportTrajectories(ctx, runName, meta, grounding.Read(br, displayName, format))
 	if err == nil && !res.Duplicate && grounding.IsSWETrajectoryFormat(format) {
 		i.refreshSWE(ctx, res.RunID)
+	}
+	// A problem with the file's content is reported as the importer words
+	// it (file, record, line, field, expectation), without the layers it
+	// passed through on the way.
+	var ie *grounding.ImportError
+	if errors.As(err, &ie) {
+		return res, ie
 	}
 	return res, err
 }

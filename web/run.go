@@ -181,7 +181,12 @@ func runImport(ctx context.Context, args []string, getenv Env, stdout, stderr io
 		res, err := imp.ImportFile(ctx, *run, file, file, f)
 		if err != nil {
 			failed++
-			fmt.Fprintf(stderr, "%s: refused, nothing imported: %v\n", file, err)
+			var ie *grounding.ImportError
+			if errors.As(err, &ie) { // it names the file already
+				fmt.Fprintf(stderr, "refused, nothing imported: %v\n", err)
+			} else {
+				fmt.Fprintf(stderr, "%s: refused, nothing imported: %v\n", file, err)
+			}
 			continue
 		}
 		if res.Duplicate {
