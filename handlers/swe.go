@@ -158,7 +158,7 @@ func compareForm(all, chosen []grounding.Run, base int) views.SWECompareForm {
 	for _, run := range all {
 		sel := slices.ContainsFunc(chosen, func(c grounding.Run) bool { return c.ID == run.ID })
 		f.Runs = append(f.Runs, views.SWERunChoice{
-			ID: strconv.FormatInt(run.ID, 10), Name: run.Name, Trajectories: count(run.Trajectories) + " trajectories",
+			ID: strconv.FormatInt(run.ID, 10), Name: run.Name, Trajectories: trajectories(run.Trajectories),
 			Selected: sel, Baseline: base >= 0 && base < len(chosen) && chosen[base].ID == run.ID,
 		})
 	}
@@ -256,6 +256,13 @@ func plural(n int, what string) string {
 	return count(n) + " " + what + "s"
 }
 
+func trajectories(n int) string {
+	if n == 1 {
+		return "1 trajectory"
+	}
+	return count(n) + " trajectories"
+}
+
 func sweRunURL(id int64) string { return "/swe/runs/" + strconv.FormatInt(id, 10) }
 
 func sweTrajectoryURL(id int64) string { return "/swe/trajectories/" + strconv.FormatInt(id, 10) }
@@ -287,7 +294,7 @@ func (h *SWE) Run(w http.ResponseWriter, r *http.Request) {
 	}
 	p := views.SWERunPage{
 		RunName: run.Name, RunURL: runURL(id), CompareURL: "/swe", Paged: after != "", FirstURL: sweRunURL(id),
-		Summary: count(run.Trajectories) + " trajectories in the run; timelines " + strconv.Itoa(sweTimelinePage) + " at a time, by id",
+		Summary: trajectories(run.Trajectories) + " in the run; timelines " + strconv.Itoa(sweTimelinePage) + " at a time, by id",
 	}
 	if next != "" {
 		p.NextURL = sweRunURL(id) + "?after=" + url.QueryEscape(next)
@@ -531,6 +538,10 @@ func stepView(t *grounding.Trajectory, d grounding.SWEDiagnosis, i int, open boo
 	}
 	if s.Observation >= 0 && s.Observation < len(t.Messages) {
 		v.Observation, v.Cut = shorten(t.Messages[s.Observation].Content)
+	}
+	v.Short, _, _ = strings.Cut(strings.TrimSpace(v.Action), "\n")
+	if utf8.RuneCountInString(v.Short) > 90 {
+		v.Short = string([]rune(v.Short)[:90]) + "…"
 	}
 	return v
 }

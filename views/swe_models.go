@@ -142,6 +142,7 @@ type SWEStepView struct {
 	Fallback    bool
 	Class       string // "repro-run"
 	Tool        string
+	Short       string // the action's first line, shortened, for the summary
 	Action      string
 	Observation string
 	Cut         bool // the observation was shortened
