@@ -1,0 +1,586 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"groundwork/grounding"
+)
+
+// An export reads one snapshot: the summary (what the header announces) and
+// every trajectory come from one read-only transaction, REPEATABLE READ on
+// Postgres and a single read transaction on SQLite (WAL keeps its snapshot
+// until it ends), so verdicts landing during a download never tear it.
+//
+// The trajectories to export are listed by one query (exportSetQuery) in
+// export order, parent by parent, read twice inside the snapshot: once to
+// count (the header needs P, the number of parents, before the first line),
+// then through a database cursor. Their rows are loaded in batches of
+// exportBatch: headers, decisions and visible messages, three queries per
+// batch, each in index order. Memory holds one batch and one parent group,
+// whatever the size of the export.
+
+// exportBatch is how many trajectories one round of queries loads.
+const exportBatch = 512
+
+// exportDialect is what differs between the databases for an export.
+type exportDialect struct {
+	// tx begins the snapshot.
+	tx sql.TxOptions
+	// order sorts trajectories parent by parent, in byte order on both
+	// databases (parent_id has the database's default collation on Postgres).
+	order string
+	// cursor streams the rows of q inside tx.
+	cursor func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error)
+}
+
+var exportDialects = map[string]exportDialect{
+	"sqlite": {
+		tx:    sql.TxOptions{ReadOnly: true},
+		order: `t.parent_id, t.ext_id`,
+		// SQLite steps several statements of one connection at once, so the
+		// cursor is an open result set read between the batch queries.
+		cursor: func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error) {
+			rows, err := tx.QueryContext(ctx, q, args...)
+			if err != nil {
+				return nil, err
+			}
+			return &rowsCursor{rows: rows}, nil
+		},
+	},
+	"postgres": {
+		tx:    sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
+		order: `t.parent_id COLLATE "C", t.ext_id`,
+		// lib/pq cannot run a query while another one's rows are open, so the
+		// cursor is a server-side one, fetched a batch at a time.
+		cursor: func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error) {
+			if _, err := tx.ExecContext(ctx, `DECLARE groundwork_export NO SCROLL CURSOR FOR `+q, args...); err != nil {
+				return nil, err
+			}
+			return &pgCursor{tx: tx}, nil
+		},
+	},
+}
+
+// exportRow is one trajectory of the export set.
+type exportRow struct {
+	id            int64
+	parent        string
+	engine        string
+	profile       string
+	selected      int // selected decisions
+	supervised    int // selected decisions in weight-1 messages
+	extID, domain string
+}
+
+func scanExportRow(rows *sql.Rows) (exportRow, error) {
+	var r exportRow
+	err := rows.Scan(&r.id, &r.parent, &r.engine, &r.profile, &r.selected, &r.supervised)
+	return r, err
+}
+
+// exportCursor yields the export set in order.
+type exportCursor interface {
+	// next returns up to n more rows; fewer than n means the end.
+	next(ctx context.Context, dst []exportRow, n int) ([]exportRow, error)
+	close() error
+}
+
+type rowsCursor struct{ rows *sql.Rows }
+
+func (c *rowsCursor) next(_ context.Context, dst []exportRow, n int) ([]exportRow, error) {
+	for len(dst) < n && c.rows.Next() {
+		r, err := scanExportRow(c.rows)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, r)
+	}
+	return dst, c.rows.Err()
+}
+
+func (c *rowsCursor) close() error { return c.rows.Close() }
+
+type pgCursor struct{ tx *sqlx.Tx }
+
+func (c *pgCursor) next(ctx context.Context, dst []exportRow, n int) ([]exportRow, error) {
+	rows, err := c.tx.QueryContext(ctx, fmt.Sprintf(`FETCH FORWARD %d FROM groundwork_export`, n))
+	if err != nil {
+		return dst, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanExportRow(rows)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, r)
+	}
+	return dst, rows.Err()
+}
+
+func (c *pgCursor) close() error { return nil } // closed with the transaction
+
+// exportSetQuery lists the trajectories f exports, in export order (parent,
+// then ext id), each with its counts of selected decisions and of selected
+// decisions in assistant messages of weight 1 (every decision of the message
+// selected with mask 1; grounding.ExportTrajectory.Prepare is the same rule
+// in Go, and Export checks that both agree).
+func (db *DB) exportSetQuery(f grounding.ExportFilter) (string, []any) {
+	sel := `1`
+	switch f.Source {
+	case grounding.VerdictSourceAuto:
+		sel = `CASE WHEN d.human_verdict = '' THEN 1 ELSE 0 END`
+	case grounding.VerdictSourceHuman:
+		sel = `CASE WHEN d.human_verdict <> '' THEN 1 ELSE 0 END`
+	}
+	q := `WITH m AS (
+		SELECT d.trajectory_id AS tid, COUNT(*) AS n, SUM(` + sel + `) AS nsel,
+		       MIN(CASE WHEN ` + sel + ` = 1 AND d.mask = 1 THEN 1 ELSE 0 END) AS w
+		FROM decisions d WHERE d.run_id = ?
+		GROUP BY d.trajectory_id, d.message_idx
+	), p AS (
+		SELECT tid, SUM(nsel) AS nsel, SUM(CASE WHEN w = 1 THEN n ELSE 0 END) AS nsup
+		FROM m GROUP BY tid
+	)
+	SELECT t.id, t.parent_id, t.engine_version, t.profile, COALESCE(p.nsel, 0), COALESCE(p.nsup, 0)
+	FROM trajectories t LEFT JOIN p ON p.tid = t.id
+	WHERE t.run_id = ?`
+	args := []any{f.RunID, f.RunID}
+	if f.Domain != "" {
+		q += ` AND t.domain = ?`
+		args = append(args, f.Domain)
+	}
+	if f.Complete {
+		q += ` AND NOT EXISTS (SELECT 1 FROM queue_items qi WHERE qi.trajectory_id = t.id AND qi.state IN ('open', 'conflict'))`
+	}
+	switch {
+	case f.IncludeEmpty:
+	case f.Format == grounding.ExportSFT:
+		q += ` AND COALESCE(p.nsup, 0) > 0`
+	default:
+		q += ` AND COALESCE(p.nsel, 0) > 0`
+	}
+	q += ` ORDER BY ` + exportDialects[db.d.name].order
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	return db.x.Rebind(q), args
+}
+
+// checkExportFilter refuses what no database could answer.
+func checkExportFilter(f *grounding.ExportFilter) error {
+	if f.View != "" {
+		return fmt.Errorf("store: export view %q: %w", f.View, grounding.ErrNoSavedViews)
+	}
+	if _, err := grounding.ParseExportFormat(string(f.Format)); err != nil {
+		return fmt.Errorf("store: export: %w", err)
+	}
+	if f.Source == "" {
+		f.Source = grounding.VerdictSourceAny
+	}
+	if _, err := grounding.ParseVerdictSource(string(f.Source)); err != nil {
+		return fmt.Errorf("store: export: %w", err)
+	}
+	if f.Limit < 0 {
+		return fmt.Errorf("store: export: negative limit %d: %w", f.Limit, grounding.ErrInvalid)
+	}
+	return nil
+}
+
+// ExportSummary counts what an export with filter f would contain right now:
+// the figures its header would announce. A view is refused with
+// grounding.ErrNoSavedViews; an unknown run contains nothing.
+func (db *DB) ExportSummary(ctx context.Context, f grounding.ExportFilter) (grounding.ExportSummary, error) {
+	if err := checkExportFilter(&f); err != nil {
+		return grounding.ExportSummary{}, err
+	}
+	tx, err := db.x.BeginTxx(ctx, ptr(exportDialects[db.d.name].tx))
+	if err != nil {
+		return grounding.ExportSummary{}, storeErr("export summary", err)
+	}
+	defer tx.Rollback()
+	return db.exportSummary(ctx, tx, f)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (db *DB) exportSummary(ctx context.Context, tx *sqlx.Tx, f grounding.ExportFilter) (grounding.ExportSummary, error) {
+	op := fmt.Sprintf("export summary of run %d", f.RunID)
+	s := grounding.ExportSummary{Snapshot: now()}
+	q, args := db.exportSetQuery(f)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return s, storeErr(op, err)
+	}
+	defer rows.Close()
+	engines, profiles := map[string]bool{}, map[string]bool{}
+	parent, counted := "", false
+	for rows.Next() {
+		r, err := scanExportRow(rows)
+		if err != nil {
+			return s, storeErr(op, err)
+		}
+		s.Trajectories++
+		s.Decisions += r.selected
+		s.Supervised += r.supervised
+		// Rows come parent by parent: a parent counts once, when its first
+		// trajectory with a supervised message shows up.
+		if r.parent != parent || s.Trajectories == 1 {
+			parent, counted = r.parent, false
+		}
+		if r.supervised > 0 && !counted {
+			s.Parents++
+			counted = true
+		}
+		if !engines[r.engine] {
+			engines[r.engine] = true
+			s.EngineVersions = append(s.EngineVersions, r.engine)
+		}
+		if !profiles[r.profile] {
+			profiles[r.profile] = true
+			s.Profiles = append(s.Profiles, r.profile)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s, storeErr(op, err)
+	}
+	slices.Sort(s.EngineVersions)
+	slices.Sort(s.Profiles)
+	return s, nil
+}
+
+// Export streams the export f describes from one snapshot. It calls begin
+// once with the summary (the same figures as ExportSummary, from the same
+// snapshot), then each for every trajectory in export order, parent by
+// parent, with its decisions prepared (grounding.ExportTrajectory.Prepare)
+// and its parent-normalized weight set. The trajectory passed to each is
+// valid only during the call. An error from begin or each stops the export
+// and comes back as is.
+//
+// Hidden context never enters an export: hidden messages are not read, nor
+// the trajectories' hidden entries, requests or meta.
+//
+// A view is refused with grounding.ErrNoSavedViews, a bad filter with
+// grounding.ErrInvalid, both before begin is called.
+func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(grounding.ExportSummary) error, each func(*grounding.ExportTrajectory) error) error {
+	if err := checkExportFilter(&f); err != nil {
+		return err
+	}
+	op := fmt.Sprintf("export run %d", f.RunID)
+	ed := exportDialects[db.d.name]
+	tx, err := db.x.BeginTxx(ctx, &ed.tx)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	defer tx.Rollback()
+	sum, err := db.exportSummary(ctx, tx, f)
+	if err != nil {
+		return err
+	}
+	if err := begin(sum); err != nil {
+		return err
+	}
+	q, args := db.exportSetQuery(f)
+	cur, err := ed.cursor(ctx, tx, q, args)
+	if err != nil {
+		return storeErr(op+": open cursor", err)
+	}
+	defer cur.close()
+
+	l := exportLoader{db: db, tx: tx, f: f, reasons: map[string]string{}}
+	g := exportGroups{parents: sum.Parents, each: each}
+	batch := make([]exportRow, 0, exportBatch)
+	for {
+		batch, err = cur.next(ctx, batch[:0], exportBatch)
+		if err != nil {
+			return storeErr(op+": fetch", err)
+		}
+		if len(batch) == 0 {
+			break
+		}
+		ts, err := l.load(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for i, t := range ts {
+			t.Prepare(f.Source)
+			r := batch[i]
+			if t.SelectedDecisions != r.selected || t.SupervisedDecisions != r.supervised {
+				return fmt.Errorf("store: %s: trajectory %q: counted %d selected and %d supervised decisions, loaded %d and %d",
+					op, t.ExtID, r.selected, r.supervised, t.SelectedDecisions, t.SupervisedDecisions)
+			}
+			if err := g.add(t); err != nil {
+				return err
+			}
+		}
+		if len(batch) < exportBatch {
+			break
+		}
+	}
+	if err := g.flush(); err != nil {
+		return err
+	}
+	if err := cur.close(); err != nil {
+		return storeErr(op+": close cursor", err)
+	}
+	return storeErr(op+": end", tx.Commit())
+}
+
+// exportGroups holds one parent's trajectories until the parent ends, since
+// their weights depend on the parent's total target tokens.
+type exportGroups struct {
+	parents int
+	each    func(*grounding.ExportTrajectory) error
+	group   []*grounding.ExportTrajectory
+}
+
+func (g *exportGroups) add(t *grounding.ExportTrajectory) error {
+	if len(g.group) > 0 && g.group[0].ParentID != t.ParentID {
+		if err := g.flush(); err != nil {
+			return err
+		}
+	}
+	g.group = append(g.group, t)
+	return nil
+}
+
+func (g *exportGroups) flush() error {
+	grounding.ParentWeights(g.group, g.parents)
+	for _, t := range g.group {
+		if err := g.each(t); err != nil {
+			return err
+		}
+	}
+	clear(g.group)
+	g.group = g.group[:0]
+	return nil
+}
+
+// exportLoader loads batches of trajectories inside the export transaction.
+type exportLoader struct {
+	db      *DB
+	tx      *sqlx.Tx
+	f       grounding.ExportFilter
+	reasons map[string]string // interned reason codes
+}
+
+// load returns the trajectories of batch, in batch order, with their
+// decisions and the visible messages the format needs.
+func (l *exportLoader) load(ctx context.Context, batch []exportRow) ([]*grounding.ExportTrajectory, error) {
+	op := fmt.Sprintf("export run %d", l.f.RunID)
+	in := "(?" + strings.Repeat(", ?", len(batch)-1) + ")"
+	ids := make([]any, len(batch))
+	byID := make(map[int64]*grounding.ExportTrajectory, len(batch))
+	ts := make([]*grounding.ExportTrajectory, len(batch))
+	for i, r := range batch {
+		ids[i] = r.id
+		ts[i] = &grounding.ExportTrajectory{ID: r.id}
+		byID[r.id] = ts[i]
+	}
+	sft := l.f.Format == grounding.ExportSFT
+	tools := `''`
+	if sft {
+		tools = `tools`
+	}
+	// Never hidden, request or meta: hidden context stays out of exports.
+	rows, err := l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT id, ext_id, parent_id, domain, success, reward,
+		workflow_ok, flow_reasons, engine_version, profile, `+tools+` FROM trajectories WHERE id IN `+in), ids...)
+	if err != nil {
+		return nil, storeErr(op+": trajectories", err)
+	}
+	if err := l.trajectories(rows, byID); err != nil {
+		return nil, storeErr(op+": trajectories", err)
+	}
+
+	// SFT needs neither reasons nor annotators.
+	extra := `'[]', NULL, ''`
+	join := ``
+	if !sft {
+		extra = `d.reasons, d.decided_at, COALESCE(u.name, '')`
+		join = ` LEFT JOIN users u ON u.id = d.decided_by`
+	}
+	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT d.trajectory_id, d.ordinal, d.message_idx, d.call_idx, d.tool,
+		d.auto_verdict, d.human_verdict, d.verdict, d.mask, `+extra+`
+		FROM decisions d`+join+` WHERE d.trajectory_id IN `+in+` ORDER BY d.trajectory_id, d.ordinal`), ids...)
+	if err != nil {
+		return nil, storeErr(op+": decisions", err)
+	}
+	if err := l.decisions(rows, byID); err != nil {
+		return nil, storeErr(op+": decisions", err)
+	}
+
+	// SFT renders every visible message; masks and CSV only need the
+	// assistant ones, for the target tokens.
+	q := `SELECT trajectory_id, idx, role, content, content_null, tool_calls, tool_call_id, name, is_error
+		FROM messages WHERE trajectory_id IN ` + in + ` AND hidden = ?`
+	args := append(slices.Clip(ids), false)
+	if !sft {
+		q += ` AND role = ?`
+		args = append(args, grounding.RoleAssistant)
+	}
+	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(q+` ORDER BY trajectory_id, idx`), args...)
+	if err != nil {
+		return nil, storeErr(op+": messages", err)
+	}
+	if err := l.messages(rows, byID); err != nil {
+		return nil, storeErr(op+": messages", err)
+	}
+	return ts, nil
+}
+
+func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory) error {
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id     int64
+			reward sql.NullFloat64
+			flow   []byte
+			tools  []byte
+			r      grounding.ExportTrajectory
+		)
+		if err := rows.Scan(&id, &r.ExtID, &r.ParentID, &r.Domain, &r.Success, &reward,
+			&r.WorkflowOK, &flow, &r.EngineVersion, &r.Profile, &tools); err != nil {
+			return err
+		}
+		t := byID[id]
+		if t == nil {
+			return fmt.Errorf("unexpected trajectory %d", id)
+		}
+		r.ID = id
+		if reward.Valid {
+			r.Reward = &reward.Float64
+		}
+		var err error
+		if r.FlowReasons, err = l.strings(flow); err != nil {
+			return fmt.Errorf("trajectory %d: flow reasons: %w", id, err)
+		}
+		if len(tools) > 0 {
+			r.Tools = tools
+		}
+		*t = r
+	}
+	return rows.Err()
+}
+
+func (l *exportLoader) decisions(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory) error {
+	defer rows.Close()
+	var (
+		tid     int64
+		auto    string
+		human   string
+		verdict string
+		reasons []byte
+		at      nullTime
+		err     error
+	)
+	for rows.Next() {
+		var d grounding.ExportDecision
+		if err := rows.Scan(&tid, &d.Ordinal, &d.Message, &d.Call, &d.Tool, &auto, &human, &verdict, &d.Mask,
+			&reasons, &at, &d.Annotator); err != nil {
+			return err
+		}
+		t := byID[tid]
+		if t == nil {
+			return fmt.Errorf("unexpected trajectory %d", tid)
+		}
+		d.AutoVerdict, d.HumanVerdict, d.Verdict = verdictOf(auto), verdictOf(human), verdictOf(verdict)
+		if d.Reasons, err = l.strings(reasons); err != nil {
+			return fmt.Errorf("trajectory %d decision %d: reasons: %w", tid, d.Ordinal, err)
+		}
+		// Who decided belongs to the current human verdict only.
+		if d.HumanVerdict != "" {
+			d.DecidedAt = at.Time
+		} else {
+			d.Annotator = ""
+		}
+		t.Decisions = append(t.Decisions, d)
+	}
+	return rows.Err()
+}
+
+func (l *exportLoader) messages(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory) error {
+	defer rows.Close()
+	var (
+		tid   int64
+		calls []byte
+		err   error
+	)
+	for rows.Next() {
+		var m grounding.Message
+		calls = nil
+		if err := rows.Scan(&tid, &m.Index, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name, &m.Error); err != nil {
+			return err
+		}
+		t := byID[tid]
+		if t == nil {
+			return fmt.Errorf("unexpected trajectory %d", tid)
+		}
+		if len(calls) > 0 {
+			if m.ToolCalls, err = grounding.DecodeStoredToolCalls(calls); err != nil {
+				return fmt.Errorf("trajectory %d message %d: %w", tid, m.Index, err)
+			}
+		}
+		t.Messages = append(t.Messages, m)
+	}
+	return rows.Err()
+}
+
+// verdictOf returns the Verdict constant for s without allocating.
+func verdictOf(s string) grounding.Verdict {
+	switch grounding.Verdict(s) {
+	case grounding.VerdictPass:
+		return grounding.VerdictPass
+	case grounding.VerdictFail:
+		return grounding.VerdictFail
+	case grounding.VerdictAmbiguous:
+		return grounding.VerdictAmbiguous
+	}
+	return grounding.Verdict(s)
+}
+
+// strings decodes a stored JSON list of reason codes. The common case, no
+// escapes, is split by hand and the codes interned: an export decodes one
+// list per decision, and they repeat a few dozen codes.
+func (l *exportLoader) strings(raw []byte) ([]string, error) {
+	s := strings.TrimSpace(string(raw))
+	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") || strings.ContainsRune(s, '\\') {
+		var out []string
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	body := strings.TrimSpace(s[1 : len(s)-1])
+	if body == "" {
+		return nil, nil
+	}
+	var out []string
+	for part := range strings.SplitSeq(body, ",") {
+		part = strings.TrimSpace(part)
+		if len(part) < 2 || part[0] != '"' || part[len(part)-1] != '"' || strings.Contains(part[1:len(part)-1], `"`) {
+			// A comma inside a code: let encoding/json split it.
+			out = nil
+			if err := json.Unmarshal(raw, &out); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+		code := part[1 : len(part)-1]
+		if v, ok := l.reasons[code]; ok {
+			code = v
+		} else {
+			code = strings.Clone(code)
+			l.reasons[code] = code
+		}
+		out = append(out, code)
+	}
+	return out, nil
+}
