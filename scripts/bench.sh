@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Measures groundwork on a generated pool next to its floors, as
+# BENCHMARKS.md reports: import + checks on SQLite and Postgres against
+# encoding/json alone and json + COPY alone, then page latency under 16
+# concurrent clients and the server's peak RSS.
+#
+#   scripts/bench.sh [TRAJECTORIES]      (default 35000)
+#
+# Needs Postgres at $BENCH_PG (default postgres://postgres@127.0.0.1:5432);
+# a scratch database is created and dropped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-35000}
+PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
+work=$(mktemp -d)
+db="gw_bench_$$"
+cleanup() {
+  [ -n "${server:-}" ] && kill "$server" 2>/dev/null || true
+  psql "$PG/postgres?sslmode=disable" -qc "DROP DATABASE IF EXISTS $db" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== $(date -u +%F) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version | cut -d' ' -f3)"
+go build -o "$work/groundwork" .
+go build -o "$work/bench" ./scripts/bench
+"$work/groundwork" gen --trajectories "$N" --seed 1 --kind mixed > "$work/pool.jsonl"
+echo "pool: $N trajectories, $(du -m "$work/pool.jsonl" | cut -f1) MB (groundwork gen --trajectories $N --seed 1 --kind mixed)"
+psql "$PG/postgres?sslmode=disable" -qc "CREATE DATABASE $db"
+PGDB="$PG/$db?sslmode=disable"
+
+echo "== floors"
+"$work/bench" floor-json "$work/pool.jsonl"
+"$work/bench" floor-copy --db "$PGDB" "$work/pool.jsonl"
+
+echo "== import + checks"
+/usr/bin/time -f "  SQLite peak RSS %M KB" "$work/groundwork" import --data "$work/sqlite" --run pool "$work/pool.jsonl"
+/usr/bin/time -f "  Postgres peak RSS %M KB" "$work/groundwork" import --db "$PGDB" --run pool "$work/pool.jsonl"
+
+# serve DSN_FLAGS...: start a server, wait for it, set $server and $password.
+serve() {
+  "$work/groundwork" serve --addr 127.0.0.1:18181 --no-demo "$@" > "$work/serve.out" 2>"$work/serve.err" &
+  server=$!
+  for _ in $(seq 1 100); do grep -q "serving on" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+  password=$(awk '$1 == "password" {print $2}' "$work/serve.out")
+}
+
+pages() {
+  local mid=$((N / 2))
+  local paths=(/runs "/runs/1?after=gen-retail-0$((N * 3 / 4))" "/runs/1?verdict=ambiguous&domain=airline" "/trajectories/$mid" "/trajectories/$((mid + 1))/decisions?from=0")
+  # Pages of capabilities that may not exist in this checkout yet.
+  for p in /queue/next /coverage; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:18181$p")
+    [ "$code" != 404 ] && paths+=("$p")
+  done
+  "$work/bench" load --url http://127.0.0.1:18181 --user admin --password "$password" --pid "$server" --clients 16 --requests 2000 "${paths[@]}"
+}
+
+for where in sqlite postgres; do
+  echo "== page latency, $where, 16 clients"
+  if [ "$where" = sqlite ]; then
+    serve --data "$work/sqlite"
+  else
+    # A fresh admin for the Postgres database: user add reads the password from stdin.
+    echo "bench-password-$$" | "$work/groundwork" user add admin --role admin --db "$PGDB" >/dev/null
+    serve --db "$PGDB"
+    password="bench-password-$$"
+  fi
+  pages
+  kill "$server"; wait "$server" 2>/dev/null || true; server=
+done
