@@ -137,13 +137,8 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		overlap:  run.Overlap,
 	}
 	defer w.stmts.close()
-	for t, err := range seq {
-		if err != nil {
-			return fail(fmt.Errorf("store: %s: %w", op, err))
-		}
-		if err := w.add(ctx, t); err != nil {
-			return fail(err)
-		}
+	if err := w.consume(ctx, seq); err != nil {
+		return fail(err)
 	}
 	if err := w.flush(ctx); err != nil {
 		return fail(err)
@@ -295,29 +290,74 @@ type pendingTrajectory struct {
 }
 
 // add validates t, computes its decisions and row, and flushes a full batch.
-func (w *importWriter) add(ctx context.Context, t *grounding.Trajectory) error {
+// consume reads seq and writes its trajectories. Parsing and checking (the
+// CPU-heavy part) run in a producer goroutine while this one writes batches
+// to the database, so on two cores the two overlap. The producer owns the
+// counters until the channel closes; the first error from either side stops
+// both.
+func (w *importWriter) consume(ctx context.Context, seq iter.Seq2[*grounding.Trajectory, error]) error {
+	type item struct {
+		p   pendingTrajectory
+		err error
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan item, 2*batchTrajectories)
+	go func() {
+		defer close(ch)
+		for t, err := range seq {
+			var it item
+			if err != nil {
+				it.err = fmt.Errorf("store: %s: %w", w.op, err)
+			} else {
+				it.p, it.err = w.admit(t)
+			}
+			select {
+			case ch <- it:
+			case <-pctx.Done():
+				return
+			}
+			if it.err != nil {
+				return
+			}
+		}
+	}()
+	fail := func(err error) error {
+		cancel()
+		for range ch { // wait for the producer to stop
+		}
+		return err
+	}
+	for it := range ch {
+		if it.err != nil {
+			return fail(it.err)
+		}
+		w.batch = append(w.batch, it.p)
+		w.batchMsgs += len(it.p.t.Messages)
+		if len(w.batch) >= batchTrajectories || w.batchMsgs >= batchMessages {
+			if err := w.flush(ctx); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// admit validates t, refuses a second trajectory with its id, and prepares
+// its row and check.
+func (w *importWriter) admit(t *grounding.Trajectory) (pendingTrajectory, error) {
 	if t == nil {
-		return fmt.Errorf("store: %s: record %d: nil trajectory: %w", w.op, w.n.trajectories, grounding.ErrInvalid)
+		return pendingTrajectory{}, fmt.Errorf("store: %s: record %d: nil trajectory: %w", w.op, w.n.trajectories, grounding.ErrInvalid)
 	}
 	if t.ID == "" {
-		return fmt.Errorf("store: %s: record %d has no id: %w", w.op, t.Source.Index, grounding.ErrInvalid)
+		return pendingTrajectory{}, fmt.Errorf("store: %s: record %d has no id: %w", w.op, t.Source.Index, grounding.ErrInvalid)
 	}
 	if first, dup := w.seen[t.ID]; dup {
-		return fmt.Errorf("store: %s: trajectory %q (record %d) appears twice in %s (first at record %d): %w",
+		return pendingTrajectory{}, fmt.Errorf("store: %s: trajectory %q (record %d) appears twice in %s (first at record %d): %w",
 			w.op, t.ID, t.Source.Index, w.meta.File, first, grounding.ErrConflict)
 	}
 	w.seen[t.ID] = t.Source.Index
-
-	p, err := w.prepare(t)
-	if err != nil {
-		return err
-	}
-	w.batch = append(w.batch, p)
-	w.batchMsgs += len(t.Messages)
-	if len(w.batch) >= batchTrajectories || w.batchMsgs >= batchMessages {
-		return w.flush(ctx)
-	}
-	return nil
+	return w.prepare(t)
 }
 
 // prepare computes the trajectories row of t and updates the counters.
