@@ -69,8 +69,9 @@ type SWEStep struct {
 	// script or test run follows that change (sed -i … && python repro.py).
 	Modifies     bool
 	RunAfterEdit bool
-	// Failure is set when the observation shows a failure signal
-	// (traceback, error, FAILED, non-zero exit, …); Signal quotes it.
+	// Failure is set when the observation of a script or test run shows a
+	// failure signal (traceback, error, FAILED, non-zero exit, …); Signal
+	// quotes it. Other steps are not judged.
 	Failure bool
 	Signal  string
 }
@@ -128,7 +129,10 @@ func SWESteps(t *Trajectory) []SWEStep {
 				errFlag = t.Messages[s.Observation].Error
 			}
 			tr.classify(&s, c)
-			if s.Observation >= 0 {
+			// Only runs are judged: diagnostics read failure signals of
+			// script and test runs, and scanning every file listing for
+			// them would dominate the cost of diagnosis.
+			if s.Observation >= 0 && (s.Script != "" || s.Class == SWEClassReproRun || len(s.Ran) > 0) {
 				s.Failure, s.Signal = sweFailureSignal(out, errFlag)
 				if s.Script != "" && sweNotRun(out, s.Script) {
 					s.Why += " (but the script was not found, so it did not run)"
@@ -147,6 +151,9 @@ var sweNotFoundRe = regexp.MustCompile(`(?i)can't open file ['"]?([^'"\s:]+)|No 
 // sweNotRun reports whether an observation says the script could not be found
 // (python: can't open file 'x.py'), so the run never happened.
 func sweNotRun(out, script string) bool {
+	if !strings.Contains(out, "No such file") && !strings.Contains(out, "can't open") && !strings.Contains(out, "not found") {
+		return false
+	}
 	base := path.Base(script)
 	for _, m := range sweNotFoundRe.FindAllStringSubmatch(out, -1) {
 		for _, g := range m[1:] {

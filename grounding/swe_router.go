@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -157,8 +158,10 @@ func sweOrdinal(n int) string {
 // or a script that says it reproduced the bug. Negated mentions ("no
 // errors", "0 failed", "errors=0") are removed first.
 var (
-	sweFailureRe = regexp.MustCompile(`Traceback \(most recent call last\)|\b[A-Z]\w*(Error|Exception)\b|\bAssertionError\b|\bFAILED\b|\bFAIL\b|\bFAILURE\b|\bFailed\b|\bfailed\b|\bERROR\b|\bError\b|\bSegmentation fault\b|\bcore dumped\b|\bpanic:|(?i:\b(bug|issue|problem|error) (is )?(reproduced|confirmed|still (exists|present))\b)|(?i:\breproduced the (bug|issue)\b)`)
-	sweNegatedRe = regexp.MustCompile(`(?i)\b(no|0|zero|without|not an?|never)\s+(errors?|failures?|exceptions?|failed|issues?|tracebacks?)\b|\b(errors?|failures?|failed|exceptions?)\s*[:=]\s*0\b|\b0 (errors?|failed|failures?)\b`)
+	// sweFailurePhraseRe are the multi-word signals; single words are
+	// found by sweFailureWords, which is much faster than one big regexp.
+	sweFailurePhraseRe = regexp.MustCompile(`(?i:\b(bug|issue|problem|error) (is )?(reproduced|confirmed|still (exists|present))\b)|(?i:\breproduced the (bug|issue)\b)`)
+	sweNegatedRe       = regexp.MustCompile(`(?i)\b(no|0|zero|without|not an?|never)\s+(errors?|failures?|exceptions?|failed|issues?|tracebacks?)\b|\b(errors?|failures?|failed|exceptions?)\s*[:=]\s*0\b|\b0 (errors?|failed|failures?)\b`)
 	// passRe are test-run summaries that say everything passed even when a
 	// test name or log line mentions an error.
 	swePassSummaryRe = regexp.MustCompile(`(?m)^OK(\s*\(.*\))?\s*$|=+ \d+ passed(, \d+ (skipped|warnings?|deselected|xfailed|xpassed))*( in [\d.]+s)? =+`)
@@ -194,9 +197,20 @@ func sweFailureSignal(out string, errFlag bool) (bool, string) {
 // sweTextualFailure finds a failure signal in the text of an observation,
 // quoting it (a traceback by the exception it ends with).
 func sweTextualFailure(out string) (bool, string) {
-	clean := sweIgnoredExceptionRe.ReplaceAllString(out, " ")
-	clean = sweNegatedRe.ReplaceAllString(clean, " ")
-	loc := sweFailureRe.FindStringIndex(clean)
+	if !sweMayFail(out) {
+		return false, ""
+	}
+	clean := out
+	if strings.Contains(out, "Exception ignored in") {
+		clean = sweIgnoredExceptionRe.ReplaceAllString(out, " ")
+	}
+	var loc []int
+	for _, m := range sweFailureMatches(clean) {
+		if !sweNegated(clean, m) {
+			loc = m
+			break
+		}
+	}
 	if loc == nil || swePassSummaryRe.MatchString(out) && !strings.Contains(out, "Traceback") {
 		return false, ""
 	}
@@ -207,6 +221,93 @@ func sweTextualFailure(out string) (bool, string) {
 		}
 	}
 	return true, sweSnippet(clean, loc[0], loc[1])
+}
+
+// sweFailureMatches returns the failure signals of s in order: failure
+// words (a capitalised name ending in Error or Exception, FAILED, FAIL,
+// FAILURE, Failed, failed, ERROR, Error) and the phrases of
+// sweFailurePhraseRe.
+func sweFailureMatches(s string) [][]int {
+	var out [][]int
+	for i := 0; i < len(s); {
+		c := s[i]
+		if !sweWordByte(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && sweWordByte(s[j]) {
+			j++
+		}
+		if sweFailureWord(s[i:j]) {
+			out = append(out, []int{i, j})
+		}
+		i = j
+	}
+	n := len(out)
+	for _, lit := range []string{"Traceback (most recent call last)", "Segmentation fault", "core dumped", "panic:"} {
+		for from := 0; ; {
+			k := strings.Index(s[from:], lit)
+			if k < 0 {
+				break
+			}
+			out = append(out, []int{from + k, from + k + len(lit)})
+			from += k + len(lit)
+		}
+	}
+	lower := ""
+	for _, h := range []string{"eproduced", "onfirmed", "still "} {
+		if strings.Contains(s, h) || strings.Contains(s, strings.ToUpper(h)) {
+			lower = h
+			break
+		}
+	}
+	if lower != "" {
+		out = append(out, sweFailurePhraseRe.FindAllStringIndex(s, -1)...)
+	}
+	if len(out) > n {
+		slices.SortFunc(out, func(a, b []int) int { return a[0] - b[0] })
+	}
+	return out
+}
+
+func sweWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+func sweFailureWord(w string) bool {
+	switch w {
+	case "FAILED", "FAIL", "FAILURE", "Failed", "failed", "ERROR", "Error":
+		return true
+	}
+	return len(w) > 5 && w[0] >= 'A' && w[0] <= 'Z' && (strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception"))
+}
+
+// sweNegated reports whether the failure word at s[m[0]:m[1]] is part of a
+// negation ("no errors", "0 failed", "errors=0"), looking only around it.
+func sweNegated(s string, m []int) bool {
+	from, to := max(0, m[0]-24), min(len(s), m[1]+16)
+	for _, n := range sweNegatedRe.FindAllStringIndex(s[from:to], -1) {
+		if from+n[0] <= m[0] && from+n[1] >= m[1] || from+n[0] < m[1] && from+n[1] > m[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// sweFailureHints are substrings every failure signal contains one of;
+// an observation without any skips the regular expressions, which
+// dominate diagnosis time otherwise.
+var sweFailureHints = []string{"rror", "RROR", "raceback", "FAIL", "ail", "xception", "ssert", "egmentation",
+	"dumped", "panic:", "eproduc", "onfirmed", "still "}
+
+func sweMayFail(out string) bool {
+	for _, h := range sweFailureHints {
+		if strings.Contains(out, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // sweSnippet quotes the line holding s[from:to], shortened.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"strings"
 	"testing"
 
 	"groundwork/grounding"
@@ -258,4 +259,91 @@ func testSWESubject(t *testing.T, db *store.DB) {
 	}
 	_, err = db.SWESubject(ctx, 999999)
 	wantErr(t, "SWESubject(unknown)", err, grounding.ErrNotFound)
+}
+
+// SWEGenerated returns the i-th of a deterministic family of varied
+// mini-swe-agent-shaped trajectories for benchmarks: 10 to 60 steps of
+// exploration, a reproduction script that fails, source edits (sed -i and
+// heredocs), re-runs, test-suite runs and a submission, with observations
+// of a few hundred bytes to a few KB. Instance ids cycle over 500
+// instances (gen__repo-0 … gen__repo-499), so runs share instances.
+func SWEGenerated(i int) *grounding.Trajectory {
+	inst := fmt.Sprintf("gen__repo-%d", i%500)
+	r := uint32(i)*2654435761 + 12345
+	rnd := func(n int) int {
+		r ^= r << 13
+		r ^= r >> 17
+		r ^= r << 5
+		return int(r % uint32(n))
+	}
+	file := fmt.Sprintf("pkg/mod%d/core.py", i%37)
+	listing := strings.Repeat("pkg/mod/file.py\n", 20)
+	source := strings.Repeat("    def method(self, value):\n        return self.helper(value) + 1\n", 15)
+	trace := "Traceback (most recent call last):\n" + strings.Repeat("  File \"/testbed/pkg/core.py\", line 12, in method\n    return self.helper(value)\n", 8) + "ValueError: bad value"
+	type step struct{ cmd, out string }
+	var steps []step
+	for range 2 + rnd(12) {
+		switch rnd(4) {
+		case 0:
+			steps = append(steps, step{"ls -R pkg | head -40", listing})
+		case 1:
+			steps = append(steps, step{"grep -rn 'def method' pkg | head -20", listing})
+		case 2:
+			steps = append(steps, step{"nl -ba " + file + " | sed -n '1,60p'", source})
+		default:
+			steps = append(steps, step{"cat " + file, source + source})
+		}
+	}
+	steps = append(steps,
+		step{"cat <<'EOF' > reproduce_issue.py\nfrom pkg.core import Thing\nprint(Thing().method(3))\nEOF", ""},
+		step{"python3 reproduce_issue.py", trace})
+	for range rnd(8) {
+		steps = append(steps, step{"sed -n '10,40p' " + file, source})
+	}
+	edits := 1 + rnd(3)
+	for e := range edits {
+		if e%2 == 0 {
+			steps = append(steps, step{"sed -i 's/return self.helper(value)/return self.helper(value or 0)/' " + file, ""})
+		} else {
+			steps = append(steps, step{"cat <<'EOF' > " + file + "\n" + source + "EOF", ""})
+		}
+		out := "3"
+		if e < edits-1 || i%5 == 0 {
+			out = trace
+		}
+		steps = append(steps, step{"python3 reproduce_issue.py", out})
+	}
+	for range rnd(6) {
+		steps = append(steps, step{"python3 -m pytest tests/test_core.py -q", strings.Repeat(".", 40) + "\n40 passed in 0.50s"})
+	}
+	if i%7 != 0 {
+		steps = append(steps, step{"rm reproduce_issue.py", ""}, step{"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached", swePatch})
+	}
+	t := &grounding.Trajectory{ID: fmt.Sprintf("gen-%06d", i), ParentID: inst, Domain: grounding.DomainSWE,
+		Source: grounding.Source{Format: "mini-swe-agent", File: "gen.jsonl", Index: i}, Request: "fix the bug in " + file,
+		Messages: []grounding.Message{{Role: grounding.RoleSystem, Content: "You are a helpful assistant."}, {Role: grounding.RoleUser, Content: "fix the bug in " + file}}}
+	for k, s := range steps {
+		cid := fmt.Sprintf("call_%d", k)
+		args, _ := json.Marshal(map[string]string{"command": s.cmd})
+		t.Messages = append(t.Messages,
+			grounding.Message{Role: grounding.RoleAssistant, Content: "THOUGHT: next step.\n\n```bash\n" + s.cmd + "\n```", ToolCalls: []grounding.ToolCall{{ID: cid, Name: "bash", Arguments: args}}},
+			grounding.Message{Role: grounding.RoleTool, ToolCallID: cid, Name: "bash", Content: "<returncode>0</returncode>\n<output>\n" + s.out + "</output>"})
+	}
+	meta := map[string]any{"instance_id": inst, "exit_status": "Submitted", "submission": swePatch, "scaffold": "mini-swe-agent"}
+	if i%7 == 0 {
+		meta["exit_status"], meta["submission"] = "LimitsExceeded", ""
+	}
+	t.Meta, _ = json.Marshal(meta)
+	return t
+}
+
+// SWEGeneratedSeq yields SWEGenerated(from) … SWEGenerated(from+n-1).
+func SWEGeneratedSeq(from, n int) iter.Seq2[*grounding.Trajectory, error] {
+	return func(yield func(*grounding.Trajectory, error) bool) {
+		for i := from; i < from+n; i++ {
+			if !yield(SWEGenerated(i), nil) {
+				return
+			}
+		}
+	}
 }
