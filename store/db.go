@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	_ "github.com/lib/pq" // registers driver "postgres"
@@ -43,6 +45,11 @@ type dialect struct {
 	// bulk writes the messages and decisions of an import (trajectories
 	// need RETURNING ids, so they always use multi-row INSERT).
 	bulk bulkInserter
+	// forUpdate ends a SELECT whose rows the transaction will change, and
+	// skipLocked one that hands out queue items: Postgres locks the rows
+	// (skipping those another claimer holds); SQLite needs neither, since a
+	// write transaction there is BEGIN IMMEDIATE and so already exclusive.
+	forUpdate, skipLocked string
 }
 
 var dialects = map[string]dialect{
@@ -72,7 +79,9 @@ var dialects = map[string]dialect{
 		},
 		// COPY measured 10-20% faster than multi-row INSERT with 40% fewer
 		// client allocations (BenchmarkImport); SQLite has no COPY.
-		bulk: copyIn,
+		bulk:       copyIn,
+		forUpdate:  " FOR UPDATE",
+		skipLocked: " FOR UPDATE SKIP LOCKED",
 	},
 }
 
@@ -81,6 +90,9 @@ var dialects = map[string]dialect{
 type DB struct {
 	x *sqlx.DB
 	d dialect
+	// clock, when set, replaces the wall clock for adjudication (leases,
+	// event times): tests move time instead of sleeping.
+	clock atomic.Pointer[func() time.Time]
 }
 
 // sqliteParams are the connection settings of every SQLite connection:

@@ -196,10 +196,48 @@ func saveCheck(ctx context.Context, tx *sqlx.Tx, id int64, r grounding.Result, a
 	if err != nil {
 		return 0, storeErr(op, err)
 	}
+	if err := syncQueue(ctx, tx, id, r, at); err != nil {
+		return 0, err
+	}
 	if err := recountTrajectory(ctx, tx, id); err != nil {
 		return 0, err
 	}
 	return changed, nil
+}
+
+// syncQueue keeps a trajectory's queue items in step with a new check: a
+// decision that became queued (and has no human verdict) gets an automatic
+// item, unless it has one already; an automatic item whose decision is no
+// longer queued leaves the queue while nobody has touched it (an item with
+// events is history and stays); the open automatic items take the new
+// priority.
+func syncQueue(ctx context.Context, tx *sqlx.Tx, id int64, r grounding.Result, at time.Time) error {
+	op := fmt.Sprintf("recheck trajectory %d: queue", id)
+	queued := 0
+	for _, d := range r.Decisions {
+		if d.Queued {
+			queued++
+		}
+	}
+	_, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO queue_items (run_id, trajectory_id, ordinal, source, why, priority, required, state, created_at)
+		SELECT d.run_id, d.trajectory_id, d.ordinal, ?, d.reasons, ?, r.overlap, ?, ?
+		FROM decisions d JOIN runs r ON r.id = d.run_id
+		WHERE d.trajectory_id = ? AND d.queued = ? AND d.human_verdict = ''
+		ON CONFLICT (trajectory_id, ordinal) DO NOTHING`),
+		grounding.SourceAuto, queued, grounding.QueueOpen, dbTime{at}, id, true)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM queue_items WHERE trajectory_id = ? AND source = ? AND state = ?
+		AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.trajectory_id = queue_items.trajectory_id AND d.ordinal = queue_items.ordinal AND d.queued = ?)
+		AND NOT EXISTS (SELECT 1 FROM verdict_events e WHERE e.item_id = queue_items.id)`),
+		id, grounding.SourceAuto, grounding.QueueOpen, true)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE queue_items SET priority = ? WHERE trajectory_id = ? AND source = ? AND state = ?`),
+		queued, id, grounding.SourceAuto, grounding.QueueOpen)
+	return storeErr(op, err)
 }
 
 // recountTrajectory derives a trajectory's verdict counts from its

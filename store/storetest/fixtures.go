@@ -163,3 +163,72 @@ func TauLike(prefix string, i int) *grounding.Trajectory {
 	t.Messages = append(t.Messages, grounding.Message{Role: grounding.RoleAssistant, Content: "Your request is complete. Anything else?"})
 	return t
 }
+
+// Ambiguous returns the i-th trajectory of a small airline pool whose checks
+// leave two decisions to a human (one when i%3 == 2), queued (the trajectory
+// succeeded and its workflow holds):
+//
+//   - search_direct_flight with airport codes the user only named as cities
+//     (vis.knowledge: New York → JFK needs outside knowledge), except when
+//     i%3 == 2, where the user names the codes;
+//   - update_reservation_flights paying with one of three visible cards
+//     that nothing visible singled out (vis.choice).
+//
+// Everything else passes. It is deterministic.
+func Ambiguous(prefix string, i int) *grounding.Trajectory {
+	success, reward := true, 1.0
+	user := fmt.Sprintf("mia_li_%04d", 3668+i)
+	res := fmt.Sprintf("XE%04d", 1000+i)
+	cards := []string{fmt.Sprintf("credit_card_%07d", 4421486+i), fmt.Sprintf("credit_card_%07d", 4959530+i), fmt.Sprintf("credit_card_%07d", 1955700+i)}
+	cities := [][2]string{{"New York", "JFK"}, {"Seattle", "SEA"}, {"Los Angeles", "LAX"}, {"Chicago", "ORD"}}
+	from, to := cities[i%len(cities)], cities[(i+1)%len(cities)]
+	date := fmt.Sprintf("2024-05-%02d", 20+i%8)
+	// Every third user names the airports themselves: only the card is
+	// then left to a human, and the trajectory's items rank lower.
+	place := func(c [2]string) string {
+		if i%3 == 2 {
+			return c[0] + " (" + c[1] + ")"
+		}
+		return c[0]
+	}
+	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
+	call := func(id, name, args string) grounding.Message {
+		return grounding.Message{Role: grounding.RoleAssistant, ContentNull: true, ToolCalls: []grounding.ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(args)}}}
+	}
+	obs := func(id, name, content string) grounding.Message {
+		return grounding.Message{Role: grounding.RoleTool, ToolCallID: id, Name: name, Content: content}
+	}
+	return &grounding.Trajectory{
+		ID:       fmt.Sprintf("%s-%02d", prefix, i),
+		ParentID: fmt.Sprintf("%s-task-%02d", prefix, i/2),
+		Domain:   "airline",
+		Source:   grounding.Source{Format: "canonical", File: prefix + ".jsonl", Index: i},
+		Reward:   &reward,
+		Success:  &success,
+		Tools: []grounding.Tool{
+			{Name: "get_user_details", Description: "Get the details of a user.", Parameters: json.RawMessage(`{"type":"object","properties":{"user_id":{"type":"string"}},"required":["user_id"]}`)},
+			{Name: "get_reservation_details", Description: "Get the details of a reservation.", Parameters: json.RawMessage(`{"type":"object","properties":{"reservation_id":{"type":"string"}},"required":["reservation_id"]}`)},
+			{Name: "search_direct_flight", Description: "Search direct flights between two airports on a date.", Parameters: json.RawMessage(`{"type":"object","properties":{"origin":{"type":"string"},"destination":{"type":"string"},"date":{"type":"string"}},"required":["origin","destination","date"]}`)},
+			{Name: "update_reservation_flights", Description: "Update the flights of a reservation.", Parameters: json.RawMessage(`{"type":"object","properties":{"reservation_id":{"type":"string"},"cabin":{"type":"string","enum":["basic_economy","economy","business"]},"flights":{"type":"array","items":{"type":"object","properties":{"flight_number":{"type":"string"},"date":{"type":"string"}}}},"payment_id":{"type":"string"}},"required":["reservation_id","cabin","flights","payment_id"]}`)},
+		},
+		Messages: []grounding.Message{
+			{Role: grounding.RoleSystem, Content: "# Airline Agent Policy\n\nBefore taking any action that updates the booking database, list the action details and obtain explicit user confirmation (yes)."},
+			{Role: grounding.RoleUser, Content: fmt.Sprintf("Hi, my user id is %s. Please move reservation %s to a flight from %s to %s on %s.", user, res, place(from), place(to), date)},
+			call("c1", "get_user_details", fmt.Sprintf(`{"user_id":%q}`, user)),
+			obs("c1", "get_user_details", fmt.Sprintf(`{"user_id":%q,"payment_methods":{%q:{"source":"credit_card","last_four":"7447"},%q:{"source":"credit_card","last_four":"2140"},%q:{"source":"credit_card","last_four":"9911"}},"reservations":[%q]}`,
+				user, cards[0], cards[1], cards[2], res)),
+			call("c0", "get_reservation_details", fmt.Sprintf(`{"reservation_id":%q}`, res)),
+			obs("c0", "get_reservation_details", fmt.Sprintf(`{"reservation_id":%q,"user_id":%q,"cabin":"economy","flights":[{"flight_number":"HAT136","date":%q}]}`, res, user, date)),
+			call("c2", "search_direct_flight", fmt.Sprintf(`{"origin":%q,"destination":%q,"date":%q}`, from[1], to[1], date)),
+			obs("c2", "search_direct_flight", fmt.Sprintf(`[{"flight_number":"HAT%03d","scheduled_departure_time_est":"17:00:00","prices":{"economy":172}}]`, 40+i)),
+			{Role: grounding.RoleAssistant, Content: fmt.Sprintf("HAT%03d leaves at 17:00 for $172 in economy. I will move %s to HAT%03d on %s. Shall I proceed (yes/no)?", 40+i, res, 40+i, date)},
+			{Role: grounding.RoleUser, Content: "yes"},
+			call("c3", "update_reservation_flights", fmt.Sprintf(`{"reservation_id":%q,"cabin":"economy","flights":[{"flight_number":"HAT%03d","date":%q}],"payment_id":%q}`, res, 40+i, date, cards[1+i%2])),
+			obs("c3", "update_reservation_flights", fmt.Sprintf(`{"reservation_id":%q,"status":"updated"}`, res)),
+			{Role: grounding.RoleAssistant, Content: fmt.Sprintf("Done: %s is now on HAT%03d.", res, 40+i)},
+		},
+		Hidden: []grounding.HiddenEntry{
+			{Kind: grounding.HiddenUserInstruction, Content: str(fmt.Sprintf("You are %s. Move %s; pay with the card ending %s.", user, res, []string{"2140", "9911"}[i%2]))},
+		},
+	}
+}

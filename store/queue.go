@@ -1,0 +1,482 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"groundwork/grounding"
+)
+
+// DefaultLease is how long a claim lasts when the caller passes no lease.
+const DefaultLease = 15 * time.Minute
+
+// SetClock makes the adjudication methods (leases, event times, "today")
+// read c instead of the wall clock; nil restores the wall clock. Tests use
+// it to expire leases without sleeping.
+func (db *DB) SetClock(c func() time.Time) {
+	if c == nil {
+		db.clock.Store(nil)
+		return
+	}
+	db.clock.Store(&c)
+}
+
+// now is the adjudication clock, truncated like the package's now.
+func (db *DB) now() time.Time {
+	if c := db.clock.Load(); c != nil {
+		return (*c)().UTC().Truncate(time.Microsecond)
+	}
+	return now()
+}
+
+func leaseOr(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultLease
+	}
+	return d
+}
+
+type itemRow struct {
+	ID           int64  `db:"id"`
+	RunID        int64  `db:"run_id"`
+	TrajectoryID int64  `db:"trajectory_id"`
+	Ordinal      int    `db:"ordinal"`
+	Source       string `db:"source"`
+	Why          []byte `db:"why"`
+	Priority     int    `db:"priority"`
+	Required     int    `db:"required"`
+	State        string `db:"state"`
+	CreatedAt    dbTime `db:"created_at"`
+	RunName      string `db:"run_name"`
+	ExtID        string `db:"ext_id"`
+	Domain       string `db:"domain"`
+	Tool         string `db:"tool"`
+	Args         []byte `db:"args"`
+	Human        string `db:"human_verdict"`
+	Verdicts     int    `db:"n_verdicts"`
+	Holders      int    `db:"n_holders"`
+}
+
+// manualWhy is the why column of an item a lead queued by hand; automatic
+// items hold the reason codes alone, as a JSON array.
+type manualWhy struct {
+	Note    string   `json:"note"`
+	Reasons []string `json:"reasons"`
+}
+
+func (r itemRow) item() (grounding.QueueItem, error) {
+	it := grounding.QueueItem{
+		ID: r.ID, RunID: r.RunID, TrajectoryID: r.TrajectoryID, Ordinal: r.Ordinal,
+		RunName: r.RunName, ExtID: r.ExtID, Domain: r.Domain, Tool: r.Tool, Source: r.Source,
+		Priority: r.Priority, Required: r.Required, State: r.State,
+		Verdicts: r.Verdicts, Holders: r.Holders, Human: grounding.Verdict(r.Human), CreatedAt: r.CreatedAt.Time,
+	}
+	if len(r.Why) > 0 && r.Why[0] == '{' {
+		var m manualWhy
+		if err := json.Unmarshal(r.Why, &m); err != nil {
+			return it, fmt.Errorf("item %d: decode why: %w", r.ID, err)
+		}
+		it.Note, it.Why = m.Note, m.Reasons
+	} else if len(r.Why) > 0 {
+		if err := json.Unmarshal(r.Why, &it.Why); err != nil {
+			return it, fmt.Errorf("item %d: decode why: %w", r.ID, err)
+		}
+	}
+	var args []grounding.ArgEvidence
+	if len(r.Args) > 0 {
+		if err := json.Unmarshal(r.Args, &args); err != nil {
+			return it, fmt.Errorf("item %d: decode evidence: %w", r.ID, err)
+		}
+	}
+	it.Args = grounding.InQuestion(args)
+	return it, nil
+}
+
+// itemSelect reads queue items with what a list or the review screen shows.
+// Its two placeholders (skipped = false, expires_at > now) come first.
+const itemSelect = `SELECT q.id, q.run_id, q.trajectory_id, q.ordinal, q.source, q.why, q.priority, q.required,
+	q.state, q.created_at, r.name AS run_name, t.ext_id, t.domain, d.tool, d.args, d.human_verdict,
+	(SELECT COUNT(*) FROM claims c WHERE c.item_id = q.id AND c.verdict <> '') AS n_verdicts,
+	(SELECT COUNT(*) FROM claims c WHERE c.item_id = q.id AND c.verdict = '' AND c.skipped = ? AND c.expires_at > ?) AS n_holders
+	FROM queue_items q
+	JOIN runs r ON r.id = q.run_id
+	JOIN trajectories t ON t.id = q.trajectory_id
+	JOIN decisions d ON d.trajectory_id = q.trajectory_id AND d.ordinal = q.ordinal`
+
+// queueWhere turns a filter into conditions on queue_items q (the state
+// aside).
+func queueWhere(f grounding.QueueFilter) ([]string, []any) {
+	var where []string
+	var args []any
+	if f.RunID != 0 {
+		where = append(where, "q.run_id = ?")
+		args = append(args, f.RunID)
+	}
+	if f.Domain != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM trajectories t2 WHERE t2.id = q.trajectory_id AND t2.domain = ?)")
+		args = append(args, f.Domain)
+	}
+	if f.Tool != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM decisions d2 WHERE d2.trajectory_id = q.trajectory_id AND d2.ordinal = q.ordinal AND d2.tool = ?)")
+		args = append(args, f.Tool)
+	}
+	if f.Reason != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM decision_reasons dr WHERE dr.trajectory_id = q.trajectory_id AND dr.ordinal = q.ordinal AND dr.reason = ?)")
+		args = append(args, f.Reason)
+	}
+	return where, args
+}
+
+func and(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(conds, " AND ")
+}
+
+// queueCursor is the keyset position after an item: its priority, creation
+// time and id, the queue's order.
+func queueCursor(it grounding.QueueItem) string {
+	return strconv.Itoa(it.Priority) + "." + strconv.FormatInt(it.CreatedAt.UnixMicro(), 10) + "." + strconv.FormatInt(it.ID, 10)
+}
+
+func parseQueueCursor(s string) (prio int, at time.Time, id int64, err error) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return 0, time.Time{}, 0, fmt.Errorf("store: queue cursor %q: %w", s, grounding.ErrInvalid)
+	}
+	p, err1 := strconv.Atoi(parts[0])
+	us, err2 := strconv.ParseInt(parts[1], 10, 64)
+	id, err3 := strconv.ParseInt(parts[2], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0, time.Time{}, 0, fmt.Errorf("store: queue cursor %q: %w", s, grounding.ErrInvalid)
+	}
+	return p, time.UnixMicro(us).UTC(), id, nil
+}
+
+// Queue returns one page of queue items matching f, best first: priority
+// descending, then oldest, then id. State "" lists open items, "all" every
+// state. Paging is keyset; a malformed After is grounding.ErrInvalid.
+func (db *DB) Queue(ctx context.Context, f grounding.QueueFilter) (grounding.QueuePage, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultPageSize
+	}
+	limit = min(limit, maxPageSize)
+	at := db.now()
+	where, args := queueWhere(f)
+	args = append([]any{false, dbTime{at}}, args...)
+	switch f.State {
+	case "":
+		where = append(where, "q.state = ?")
+		args = append(args, grounding.QueueOpen)
+	case "all":
+	case grounding.QueueOpen, grounding.QueueConflict, grounding.QueueDone:
+		where = append(where, "q.state = ?")
+		args = append(args, f.State)
+	default:
+		return grounding.QueuePage{}, fmt.Errorf("store: queue: state %q: %w", f.State, grounding.ErrInvalid)
+	}
+	if f.After != "" {
+		p, ct, id, err := parseQueueCursor(f.After)
+		if err != nil {
+			return grounding.QueuePage{}, err
+		}
+		where = append(where, "(q.priority < ? OR (q.priority = ? AND (q.created_at > ? OR (q.created_at = ? AND q.id > ?))))")
+		args = append(args, p, p, dbTime{ct}, dbTime{ct}, id)
+	}
+	args = append(args, limit+1)
+	q := itemSelect + ` WHERE 1 = 1` + and(where) + ` ORDER BY q.priority DESC, q.created_at, q.id LIMIT ?`
+	var rows []itemRow
+	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(q), args...); err != nil {
+		return grounding.QueuePage{}, storeErr("list queue", err)
+	}
+	var page grounding.QueuePage
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	for _, r := range rows {
+		it, err := r.item()
+		if err != nil {
+			return grounding.QueuePage{}, fmt.Errorf("store: list queue: %w", err)
+		}
+		page.Items = append(page.Items, it)
+	}
+	if more {
+		page.Next = queueCursor(page.Items[len(page.Items)-1])
+	}
+	return page, nil
+}
+
+// QueueItem returns the item with this id, or grounding.ErrNotFound.
+func (db *DB) QueueItem(ctx context.Context, id int64) (grounding.QueueItem, error) {
+	return loadItem(ctx, db.x, id, db.now())
+}
+
+func loadItem(ctx context.Context, q queryer, id int64, at time.Time) (grounding.QueueItem, error) {
+	op := fmt.Sprintf("queue item %d", id)
+	var r itemRow
+	if err := sqlx.GetContext(ctx, q, &r, q.Rebind(itemSelect+` WHERE q.id = ?`), false, dbTime{at}, id); err != nil {
+		return grounding.QueueItem{}, storeErr(op, err)
+	}
+	it, err := r.item()
+	if err != nil {
+		return grounding.QueueItem{}, fmt.Errorf("store: %s: %w", op, err)
+	}
+	return it, nil
+}
+
+// Next hands the user an item to adjudicate and returns the claim, leased
+// for lease (DefaultLease when 0).
+//
+// A user holds at most one open claim: if they already hold a live one on
+// an open item matching f it is renewed and returned (a reload, a second
+// tab); any other open claim of theirs is released. Otherwise the best open
+// item matching f is claimed among those the user has neither judged nor
+// skipped in its current round and whose standing verdicts plus live claims
+// of others are fewer than its k. Claiming is atomic: on Postgres the
+// candidate row is locked with FOR UPDATE SKIP LOCKED and its holders
+// recounted under the lock; on SQLite the whole call is one immediate write
+// transaction. No item is handed to more annotators than its k, nor twice
+// to the same one. grounding.ErrNotFound means nothing is left for this user.
+func (db *DB) Next(ctx context.Context, userID int64, f grounding.QueueFilter, lease time.Duration) (grounding.Claim, error) {
+	op := fmt.Sprintf("next item for user %d", userID)
+	lease = leaseOr(lease)
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return grounding.Claim{}, storeErr(op, err)
+	}
+	defer tx.Rollback()
+	at := db.now()
+	fwhere, fargs := queueWhere(f)
+
+	// 1. The open claim this user already holds.
+	var mine []int64
+	args := append([]any{userID, false, dbTime{at}, grounding.QueueOpen}, fargs...)
+	err = tx.SelectContext(ctx, &mine, tx.Rebind(`SELECT q.id FROM claims c JOIN queue_items q ON q.id = c.item_id
+		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ? AND c.expires_at > ? AND q.state = ?`+and(fwhere)+`
+		ORDER BY c.claimed_at, q.id LIMIT 1`), args...)
+	if err != nil {
+		return grounding.Claim{}, storeErr(op, err)
+	}
+	var itemID int64
+	claimedAt := at
+	if len(mine) > 0 {
+		itemID = mine[0]
+		var ca dbTime
+		err = tx.GetContext(ctx, &ca, tx.Rebind(`UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ? RETURNING claimed_at`),
+			dbTime{at.Add(lease)}, itemID, userID)
+		if err != nil {
+			return grounding.Claim{}, storeErr(op, err)
+		}
+		claimedAt = ca.Time
+		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM claims WHERE user_id = ? AND verdict = '' AND skipped = ? AND item_id <> ?`),
+			userID, false, itemID)
+	} else {
+		// 2. Release whatever else this user held, then claim anew.
+		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM claims WHERE user_id = ? AND verdict = '' AND skipped = ?`), userID, false)
+		if err == nil {
+			itemID, err = db.claimNext(ctx, tx, userID, fwhere, fargs, at, lease)
+		}
+	}
+	if err != nil {
+		return grounding.Claim{}, storeErr(op, err)
+	}
+	if itemID == 0 {
+		if err := tx.Commit(); err != nil {
+			return grounding.Claim{}, storeErr(op, err)
+		}
+		return grounding.Claim{}, fmt.Errorf("store: %s: queue empty: %w", op, grounding.ErrNotFound)
+	}
+	it, err := loadItem(ctx, tx, itemID, at)
+	if err != nil {
+		return grounding.Claim{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return grounding.Claim{}, storeErr(op, err)
+	}
+	return grounding.Claim{Item: it, UserID: userID, ClaimedAt: claimedAt, ExpiresAt: at.Add(lease)}, nil
+}
+
+// holdersSQL counts an item's taken slots: standing verdicts and live
+// claims not skipped. Placeholders: skipped = false, expires_at > now.
+const holdersSQL = `(SELECT COUNT(*) FROM claims c WHERE c.item_id = q.id AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?)))`
+
+// maxClaimAttempts bounds how many candidates one Next tries when
+// concurrent claimers keep filling them (Postgres only).
+const maxClaimAttempts = 32
+
+// claimNext claims the best available item for the user and returns its id,
+// 0 when none is left.
+func (db *DB) claimNext(ctx context.Context, tx *sqlx.Tx, userID int64, fwhere []string, fargs []any, at time.Time, lease time.Duration) (int64, error) {
+	var tried []int64
+	for range maxClaimAttempts {
+		args := []any{grounding.QueueOpen, userID, false, false, dbTime{at}}
+		args = append(args, fargs...)
+		excl := ""
+		if len(tried) > 0 {
+			excl = " AND q.id NOT IN (?" + strings.Repeat(", ?", len(tried)-1) + ")"
+			for _, id := range tried {
+				args = append(args, id)
+			}
+		}
+		// The holder count in the WHERE uses the statement's snapshot; on
+		// Postgres a claimer that committed after it is seen by the recount
+		// below, made once this transaction holds the row lock.
+		var cand []struct {
+			ID       int64 `db:"id"`
+			Required int   `db:"required"`
+		}
+		err := tx.SelectContext(ctx, &cand, tx.Rebind(`SELECT q.id, q.required FROM queue_items q
+			WHERE q.state = ?
+			AND NOT EXISTS (SELECT 1 FROM claims m WHERE m.item_id = q.id AND m.user_id = ? AND (m.verdict <> '' OR m.skipped <> ?))
+			AND `+holdersSQL+` < q.required`+and(fwhere)+excl+`
+			ORDER BY q.priority DESC, q.created_at, q.id LIMIT 1`+db.d.skipLocked), args...)
+		if err != nil {
+			return 0, err
+		}
+		if len(cand) == 0 {
+			return 0, nil
+		}
+		c := cand[0]
+		var holders int
+		err = tx.GetContext(ctx, &holders, tx.Rebind(`SELECT COUNT(*) FROM claims c WHERE c.item_id = ?
+			AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))`), c.ID, false, dbTime{at})
+		if err != nil {
+			return 0, err
+		}
+		if holders >= c.Required {
+			tried = append(tried, c.ID)
+			continue
+		}
+		_, err = tx.ExecContext(ctx, tx.Rebind(`INSERT INTO claims (item_id, user_id, claimed_at, expires_at, verdict, skipped)
+			VALUES (?, ?, ?, ?, '', ?)
+			ON CONFLICT (item_id, user_id) DO UPDATE SET claimed_at = excluded.claimed_at, expires_at = excluded.expires_at`),
+			c.ID, userID, dbTime{at}, dbTime{at.Add(lease)}, false)
+		if err != nil {
+			return 0, err
+		}
+		return c.ID, nil
+	}
+	return 0, nil
+}
+
+// Renew extends the user's claim on the item by lease (DefaultLease when
+// 0), as the review screen does while its annotator is active. A claim that
+// already expired is taken again when the item still has a free slot.
+// grounding.ErrNotClaimed, ErrClaimExpired or ErrItemClosed say why not;
+// an unknown item is grounding.ErrNotFound.
+func (db *DB) Renew(ctx context.Context, userID, itemID int64, lease time.Duration) (time.Time, error) {
+	op := fmt.Sprintf("renew claim of user %d on item %d", userID, itemID)
+	lease = leaseOr(lease)
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return time.Time{}, storeErr(op, err)
+	}
+	defer tx.Rollback()
+	at := db.now()
+	it, err := db.lockItem(ctx, tx, itemID)
+	if err != nil {
+		return time.Time{}, err
+	}
+	c, err := db.holdClaim(ctx, tx, it, userID, at, lease)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: %s: %w", op, err)
+	}
+	if c.Verdict != "" {
+		return time.Time{}, fmt.Errorf("store: %s: already judged: %w", op, grounding.ErrItemClosed)
+	}
+	if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ?`),
+		dbTime{at.Add(lease)}, itemID, userID); err != nil {
+		return time.Time{}, storeErr(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return time.Time{}, storeErr(op, err)
+	}
+	return at.Add(lease), nil
+}
+
+// ReleaseExpired deletes the expired claims that carry neither a verdict nor
+// a skip (those items are already available again: an expired claim never
+// counts) and returns how many it deleted. It only keeps the table small.
+func (db *DB) ReleaseExpired(ctx context.Context) (int64, error) {
+	res, err := db.x.ExecContext(ctx, db.x.Rebind(`DELETE FROM claims WHERE verdict = '' AND skipped = ? AND expires_at <= ?`),
+		false, dbTime{db.now()})
+	if err != nil {
+		return 0, storeErr("release expired claims", err)
+	}
+	n, err := res.RowsAffected()
+	return n, storeErr("release expired claims", err)
+}
+
+// lockedItem is the part of a queue item the write paths need, read with
+// the item's row lock held (Postgres) until the transaction ends.
+type lockedItem struct {
+	ID           int64  `db:"id"`
+	RunID        int64  `db:"run_id"`
+	TrajectoryID int64  `db:"trajectory_id"`
+	Ordinal      int    `db:"ordinal"`
+	Required     int    `db:"required"`
+	State        string `db:"state"`
+}
+
+func (db *DB) lockItem(ctx context.Context, tx *sqlx.Tx, id int64) (lockedItem, error) {
+	var it lockedItem
+	err := tx.GetContext(ctx, &it, tx.Rebind(`SELECT id, run_id, trajectory_id, ordinal, required, state
+		FROM queue_items WHERE id = ?`+db.d.forUpdate), id)
+	if err != nil {
+		return it, storeErr(fmt.Sprintf("queue item %d", id), err)
+	}
+	return it, nil
+}
+
+type claimRow struct {
+	Verdict   string `db:"verdict"`
+	Skipped   bool   `db:"skipped"`
+	ExpiresAt dbTime `db:"expires_at"`
+}
+
+// holdClaim checks that the user may act on the locked item: they hold a
+// claim on it that is live, or expired while a slot is still free (then it
+// is taken again for lease, so no work is lost to a coffee break). A claim
+// row that carries a verdict is returned as is: the caller decides what a
+// repeated action means.
+func (db *DB) holdClaim(ctx context.Context, tx *sqlx.Tx, it lockedItem, userID int64, at time.Time, lease time.Duration) (claimRow, error) {
+	var rows []claimRow
+	err := tx.SelectContext(ctx, &rows, tx.Rebind(`SELECT verdict, skipped, expires_at FROM claims WHERE item_id = ? AND user_id = ?`), it.ID, userID)
+	if err != nil {
+		return claimRow{}, storeErr("read claim", err)
+	}
+	if len(rows) == 0 || rows[0].Skipped {
+		return claimRow{}, grounding.ErrNotClaimed
+	}
+	c := rows[0]
+	if c.Verdict != "" {
+		return c, nil
+	}
+	if it.State != grounding.QueueOpen {
+		return c, grounding.ErrItemClosed
+	}
+	if c.ExpiresAt.After(at) {
+		return c, nil
+	}
+	var others int
+	err = tx.GetContext(ctx, &others, tx.Rebind(`SELECT COUNT(*) FROM claims c WHERE c.item_id = ? AND c.user_id <> ?
+		AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))`), it.ID, userID, false, dbTime{at})
+	if err != nil {
+		return c, storeErr("count holders", err)
+	}
+	if others >= it.Required {
+		return c, grounding.ErrClaimExpired
+	}
+	c.ExpiresAt = dbTime{at.Add(lease)}
+	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ?`), c.ExpiresAt, it.ID, userID)
+	return c, storeErr("retake claim", err)
+}

@@ -1,0 +1,1003 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"groundwork/grounding"
+	"groundwork/store"
+)
+
+// Clock is a settable clock for store.DB.SetClock: leases expire when a
+// test advances it, never by sleeping. It is safe for concurrent use.
+type Clock struct{ ns atomic.Int64 }
+
+// NewClock returns a clock at 2026-03-02 09:00 UTC and installs it on db.
+func NewClock(db *store.DB) *Clock {
+	c := &Clock{}
+	c.ns.Store(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC).UnixNano())
+	db.SetClock(c.Now)
+	return c
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// adjudicationTests are the contract subtests of the adjudication studio.
+var adjudicationTests = []struct {
+	name string
+	fn   func(t *testing.T, db *store.DB)
+}{
+	{"QueueFromImport", testQueueFromImport},
+	{"QueueFilters", testQueueFilters},
+	{"ClaimAndVerdict", testClaimAndVerdict},
+	{"VerdictRefusals", testVerdictRefusals},
+	{"LeaseExpiry", testLeaseExpiry},
+	{"SkipAndNotes", testSkipAndNotes},
+	{"Undo", testUndo},
+	{"OverlapAgreeConflictFinal", testOverlapAgreeConflictFinal},
+	{"SetOverlapSettles", testSetOverlapSettles},
+	{"EnqueueByHand", testEnqueueByHand},
+	{"RecheckKeepsQueue", testRecheckKeepsQueue},
+	{"AgreementStats", testAgreementStats},
+	{"ConcurrentAnnotators", testConcurrentAnnotators},
+}
+
+// adjPool imports n Ambiguous trajectories as run name and returns the run.
+func adjPool(t *testing.T, db *store.DB, name string, n int) grounding.Run {
+	t.Helper()
+	var ts []*grounding.Trajectory
+	for i := range n {
+		ts = append(ts, Ambiguous(name, i))
+	}
+	mustImport(t, db, name, name+".jsonl", ts...)
+	return mustRun(t, db, name)
+}
+
+func mustUser(t *testing.T, db *store.DB, name, role string) grounding.User {
+	t.Helper()
+	u, err := db.CreateUser(ctx, name, role, []byte("hash-"+name))
+	if err != nil {
+		t.Fatalf("CreateUser(%s): %v", name, err)
+	}
+	return u
+}
+
+func mustNext(t *testing.T, db *store.DB, u grounding.User, f grounding.QueueFilter) grounding.Claim {
+	t.Helper()
+	c, err := db.Next(ctx, u.ID, f, 0)
+	if err != nil {
+		t.Fatalf("Next(%s) error: %v", u.Name, err)
+	}
+	return c
+}
+
+func mustSubmit(t *testing.T, db *store.DB, u grounding.User, itemID int64, v grounding.Verdict) grounding.SubmitResult {
+	t.Helper()
+	r, err := db.Submit(ctx, u.ID, itemID, v, "", 0)
+	if err != nil {
+		t.Fatalf("Submit(%s, item %d, %s) error: %v", u.Name, itemID, v, err)
+	}
+	return r
+}
+
+func decisionOf(t *testing.T, db *store.DB, it grounding.QueueItem) grounding.StoredDecision {
+	t.Helper()
+	ds, err := db.Decisions(ctx, it.TrajectoryID, it.Ordinal, 1)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("Decisions(%d, %d) = %v, %v", it.TrajectoryID, it.Ordinal, ds, err)
+	}
+	return ds[0]
+}
+
+// checkCounters recomputes a run's and its trajectories' counters from
+// their decisions and compares them with the stored ones: settling a
+// verdict must keep them exact.
+func checkCounters(t *testing.T, db *store.DB, runID int64) {
+	t.Helper()
+	run, err := db.Run(ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want grounding.Run
+	page, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: runID, Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range page.Rows {
+		ds, err := db.Decisions(ctx, s.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var own grounding.TrajectorySummary
+		for _, d := range ds {
+			switch d.Verdict {
+			case grounding.VerdictPass:
+				own.Pass++
+			case grounding.VerdictFail:
+				own.Fail++
+			default:
+				own.Ambiguous++
+			}
+			if d.Queued && d.HumanVerdict == "" {
+				own.Queued++
+			}
+			own.Supervised += d.Mask
+		}
+		own.Certified = s.Success && s.WorkflowOK && own.Supervised > 0
+		if own.Pass != s.Pass || own.Fail != s.Fail || own.Ambiguous != s.Ambiguous || own.Queued != s.Queued ||
+			own.Supervised != s.Supervised || own.Certified != s.Certified {
+			t.Errorf("trajectory %s counters = %d/%d/%d queued %d supervised %d certified %v; decisions say %d/%d/%d, %d, %d, %v",
+				s.ExtID, s.Pass, s.Fail, s.Ambiguous, s.Queued, s.Supervised, s.Certified,
+				own.Pass, own.Fail, own.Ambiguous, own.Queued, own.Supervised, own.Certified)
+		}
+		want.Pass += own.Pass
+		want.Fail += own.Fail
+		want.Ambiguous += own.Ambiguous
+		want.Queued += own.Queued
+		want.Supervised += own.Supervised
+		if own.Certified {
+			want.Certified++
+		}
+	}
+	if run.Pass != want.Pass || run.Fail != want.Fail || run.Ambiguous != want.Ambiguous || run.Queued != want.Queued ||
+		run.Supervised != want.Supervised || run.Certified != want.Certified {
+		t.Errorf("run counters = pass %d fail %d amb %d queued %d supervised %d certified %d; decisions say %d %d %d %d %d %d",
+			run.Pass, run.Fail, run.Ambiguous, run.Queued, run.Supervised, run.Certified,
+			want.Pass, want.Fail, want.Ambiguous, want.Queued, want.Supervised, want.Certified)
+	}
+}
+
+func allQueue(t *testing.T, db *store.DB, f grounding.QueueFilter) []grounding.QueueItem {
+	t.Helper()
+	var out []grounding.QueueItem
+	for range 1000 {
+		page, err := db.Queue(ctx, f)
+		if err != nil {
+			t.Fatalf("Queue(%+v) error: %v", f, err)
+		}
+		out = append(out, page.Items...)
+		if page.Next == "" {
+			return out
+		}
+		f.After = page.Next
+	}
+	t.Fatal("Queue never ended")
+	return nil
+}
+
+func testQueueFromImport(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 6)
+	items := allQueue(t, db, grounding.QueueFilter{RunID: run.ID, Limit: 4})
+	// Trajectories 0, 1, 3, 4 have two queued decisions, 2 and 5 one.
+	if len(items) != 10 || run.Queued != 10 {
+		t.Fatalf("queue has %d items, run counts %d queued; want 10", len(items), run.Queued)
+	}
+	for i, it := range items {
+		if it.State != grounding.QueueOpen || it.Source != grounding.SourceAuto || it.Required != 1 || it.RunName != "adj" || it.Domain != "airline" {
+			t.Errorf("item %d = %+v", i, it)
+		}
+		if len(it.Why) == 0 || len(it.Args) == 0 {
+			t.Errorf("item %d (%s d%d) has no why %v or argument in question %v", i, it.ExtID, it.Ordinal, it.Why, it.Args)
+		}
+		if i > 0 {
+			p := items[i-1]
+			if p.Priority < it.Priority || (p.Priority == it.Priority && p.CreatedAt.After(it.CreatedAt)) {
+				t.Errorf("queue order: %d (prio %d) before %d (prio %d)", p.ID, p.Priority, it.ID, it.Priority)
+			}
+		}
+	}
+	if items[0].Priority != 2 || items[len(items)-1].Priority != 1 {
+		t.Errorf("priorities run %d..%d; want 2 (two queued in the trajectory) down to 1", items[0].Priority, items[len(items)-1].Priority)
+	}
+	for _, it := range items {
+		switch it.Tool {
+		case "search_direct_flight":
+			if !slices.Contains(it.Why, grounding.ReasonKnowledge) || it.Args[0].Path != "origin" || it.Args[0].Status != grounding.StatusKnowledge {
+				t.Errorf("search item why %v args %+v; want vis.knowledge on origin", it.Why, it.Args)
+			}
+		case "update_reservation_flights":
+			if !slices.Contains(it.Why, grounding.ReasonChoice) || it.Args[0].Path != "payment_id" {
+				t.Errorf("update item why %v args %+v; want vis.choice on payment_id", it.Why, it.Args)
+			}
+		default:
+			t.Errorf("unexpected item on tool %q", it.Tool)
+		}
+	}
+	_, err := db.Queue(ctx, grounding.QueueFilter{After: "nonsense"})
+	wantErr(t, "Queue(bad cursor)", err, grounding.ErrInvalid)
+	_, err = db.Queue(ctx, grounding.QueueFilter{State: "weird"})
+	wantErr(t, "Queue(bad state)", err, grounding.ErrInvalid)
+}
+
+func testQueueFilters(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 6)
+	other := adjPool(t, db, "other", 3)
+	count := func(f grounding.QueueFilter) int { return len(allQueue(t, db, f)) }
+	for _, c := range []struct {
+		name string
+		f    grounding.QueueFilter
+		want int
+	}{
+		{"all runs", grounding.QueueFilter{}, 15},
+		{"run", grounding.QueueFilter{RunID: run.ID}, 10},
+		{"other run", grounding.QueueFilter{RunID: other.ID}, 5},
+		{"domain", grounding.QueueFilter{RunID: run.ID, Domain: "airline"}, 10},
+		{"no such domain", grounding.QueueFilter{RunID: run.ID, Domain: "retail"}, 0},
+		{"tool", grounding.QueueFilter{RunID: run.ID, Tool: "update_reservation_flights"}, 6},
+		{"reason", grounding.QueueFilter{RunID: run.ID, Reason: grounding.ReasonKnowledge}, 4},
+		{"reason and tool", grounding.QueueFilter{Reason: grounding.ReasonKnowledge, Tool: "update_reservation_flights"}, 0},
+		{"conflicts", grounding.QueueFilter{State: grounding.QueueConflict}, 0},
+		{"any state", grounding.QueueFilter{State: "all"}, 15},
+	} {
+		if got := count(c.f); got != c.want {
+			t.Errorf("%s: %d items, want %d", c.name, got, c.want)
+		}
+	}
+	// Next follows the filter too.
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	c := mustNext(t, db, ann, grounding.QueueFilter{RunID: other.ID, Reason: grounding.ReasonChoice})
+	if c.Item.RunID != other.ID || c.Item.Tool != "update_reservation_flights" {
+		t.Errorf("Next(filtered) = %+v", c.Item)
+	}
+	p, err := db.Progress(ctx, ann.ID, grounding.QueueFilter{RunID: other.ID})
+	if err != nil || p.Remaining != 5 || p.Items != 5 || p.Done != 0 || p.MineToday != 0 {
+		t.Errorf("Progress = %+v, %v; want 5 remaining of 5", p, err)
+	}
+}
+
+func testClaimAndVerdict(t *testing.T, db *store.DB) {
+	clock := NewClock(db)
+	run := adjPool(t, db, "adj", 3)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+
+	c := mustNext(t, db, ann, f)
+	if c.UserID != ann.ID || !c.ExpiresAt.Equal(clock.Now().Add(store.DefaultLease)) || c.Item.Holders != 1 {
+		t.Errorf("Next = %+v; want a 15-minute lease held by ann", c)
+	}
+	// Asking again (a reload) returns the same claim, renewed.
+	clock.Advance(time.Minute)
+	again := mustNext(t, db, ann, f)
+	if again.Item.ID != c.Item.ID || !again.ExpiresAt.Equal(clock.Now().Add(store.DefaultLease)) || !again.ClaimedAt.Equal(c.ClaimedAt) {
+		t.Errorf("Next again = item %d expires %v claimed %v; want item %d renewed", again.Item.ID, again.ExpiresAt, again.ClaimedAt, c.Item.ID)
+	}
+	// Another annotator gets another item (k = 1).
+	cb := mustNext(t, db, bob, f)
+	if cb.Item.ID == c.Item.ID {
+		t.Fatalf("bob was handed ann's item %d", c.Item.ID)
+	}
+
+	before := decisionOf(t, db, c.Item)
+	if before.Verdict != grounding.VerdictAmbiguous || before.Mask != 0 || !before.Queued {
+		t.Fatalf("decision before = %+v", before)
+	}
+	res := mustSubmit(t, db, ann, c.Item.ID, grounding.VerdictPass)
+	if res.Repeated || res.State != grounding.QueueDone || res.Human != grounding.VerdictPass || res.Event.Kind != grounding.EventVerdict {
+		t.Errorf("Submit = %+v", res)
+	}
+	after := decisionOf(t, db, c.Item)
+	if after.HumanVerdict != grounding.VerdictPass || after.Verdict != grounding.VerdictPass || after.Mask != 1 || after.AutoVerdict != grounding.VerdictAmbiguous {
+		t.Errorf("decision after pass = human %q verdict %q mask %d auto %q", after.HumanVerdict, after.Verdict, after.Mask, after.AutoVerdict)
+	}
+	checkCounters(t, db, run.ID)
+	r2 := mustRun(t, db, "adj")
+	if r2.Queued != run.Queued-1 || r2.Supervised != run.Supervised+1 || r2.Ambiguous != run.Ambiguous-1 || r2.Pass != run.Pass+1 {
+		t.Errorf("run after one pass: %+v (before %+v)", r2, run)
+	}
+
+	// A double click: the same verdict again records nothing.
+	rep := mustSubmit(t, db, ann, c.Item.ID, grounding.VerdictPass)
+	if !rep.Repeated || rep.Event.ID != res.Event.ID {
+		t.Errorf("second Submit = %+v; want Repeated with event %d", rep, res.Event.ID)
+	}
+	// A stale tab with the other verdict: still nothing recorded.
+	rep, err := db.Submit(ctx, ann.ID, c.Item.ID, grounding.VerdictFail, "", 0)
+	if err != nil || !rep.Repeated || rep.Event.Verdict != grounding.VerdictPass {
+		t.Errorf("stale Submit(fail) = %+v, %v; want the standing pass, Repeated", rep, err)
+	}
+	h, err := db.History(ctx, c.Item.TrajectoryID, c.Item.Ordinal)
+	if err != nil || h.Item == nil || h.Item.State != grounding.QueueDone || len(h.Events) != 1 {
+		t.Fatalf("History = %+v, %v; want one event on a done item", h, err)
+	}
+	e := h.Events[0]
+	if e.UserName != "ann" || e.Verdict != grounding.VerdictPass || e.PrevVerdict != "" || !e.CreatedAt.Equal(clock.Now()) {
+		t.Errorf("event = %+v", e)
+	}
+
+	// Fail on bob's item masks it.
+	mustSubmit(t, db, bob, cb.Item.ID, grounding.VerdictFail)
+	d := decisionOf(t, db, cb.Item)
+	if d.HumanVerdict != grounding.VerdictFail || d.Verdict != grounding.VerdictFail || d.Mask != 0 {
+		t.Errorf("decision after fail = %+v", d)
+	}
+	checkCounters(t, db, run.ID)
+
+	// The next Next hands a fresh item, never a judged one.
+	n := mustNext(t, db, ann, f)
+	if n.Item.ID == c.Item.ID || n.Item.ID == cb.Item.ID {
+		t.Errorf("Next after verdict = item %d, already judged", n.Item.ID)
+	}
+	p, err := db.Progress(ctx, ann.ID, f)
+	if err != nil || p.MineToday != 1 || p.Done != 2 || p.Items != 5 || p.Remaining != 3 {
+		t.Errorf("Progress = %+v, %v; want mine 1, done 2 of 5, 3 remaining", p, err)
+	}
+	// Drain: everyone ends with ErrNotFound once nothing is left.
+	for {
+		c, err := db.Next(ctx, ann.ID, f, 0)
+		if errors.Is(err, grounding.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustSubmit(t, db, ann, c.Item.ID, grounding.VerdictPass)
+	}
+	_, err = db.Next(ctx, bob.ID, f, 0)
+	wantErr(t, "Next on an empty queue", err, grounding.ErrNotFound)
+	checkCounters(t, db, run.ID)
+	if r := mustRun(t, db, "adj"); r.Queued != 0 {
+		t.Errorf("run still counts %d queued", r.Queued)
+	}
+}
+
+func testVerdictRefusals(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 2)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	c := mustNext(t, db, ann, f)
+
+	_, err := db.Submit(ctx, bob.ID, c.Item.ID, grounding.VerdictPass, "", 0)
+	wantErr(t, "Submit on an item not claimed", err, grounding.ErrNotClaimed)
+	wantErr(t, "Submit on an item not claimed", err, grounding.ErrConflict)
+	_, err = db.Submit(ctx, ann.ID, c.Item.ID, "ambiguous", "", 0)
+	wantErr(t, "Submit(ambiguous)", err, grounding.ErrInvalid)
+	_, err = db.Submit(ctx, ann.ID, 99999, grounding.VerdictPass, "", 0)
+	wantErr(t, "Submit on an unknown item", err, grounding.ErrNotFound)
+	_, err = db.Renew(ctx, bob.ID, c.Item.ID, 0)
+	wantErr(t, "Renew by a non-holder", err, grounding.ErrNotClaimed)
+
+	// Taking another item releases the first: a stale tab on it is refused.
+	if _, err := db.Next(ctx, ann.ID, grounding.QueueFilter{RunID: run.ID, Tool: "search_direct_flight"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c.Item.Tool != "search_direct_flight" {
+		_, err = db.Submit(ctx, ann.ID, c.Item.ID, grounding.VerdictPass, "", 0)
+		wantErr(t, "Submit after taking another item", err, grounding.ErrNotClaimed)
+	}
+	h, err := db.History(ctx, c.Item.TrajectoryID, c.Item.Ordinal)
+	if err != nil || len(h.Events) != 0 {
+		t.Errorf("refused verdicts left events: %+v, %v", h.Events, err)
+	}
+	_, err = db.History(ctx, c.Item.TrajectoryID, 999)
+	wantErr(t, "History(unknown decision)", err, grounding.ErrNotFound)
+}
+
+func testLeaseExpiry(t *testing.T, db *store.DB) {
+	clock := NewClock(db)
+	// One trajectory with the airports named: a single queued item.
+	mustImport(t, db, "one", "one.jsonl", Ambiguous("one", 2))
+	run := mustRun(t, db, "one")
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	cy := mustUser(t, db, "cy", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+
+	c := mustNext(t, db, ann, f)
+	_, err := db.Next(ctx, bob.ID, f, 0)
+	wantErr(t, "Next while the only item is held", err, grounding.ErrNotFound)
+
+	// Activity renews the lease.
+	clock.Advance(10 * time.Minute)
+	exp, err := db.Renew(ctx, ann.ID, c.Item.ID, 0)
+	if err != nil || !exp.Equal(clock.Now().Add(store.DefaultLease)) {
+		t.Fatalf("Renew = %v, %v", exp, err)
+	}
+	clock.Advance(10 * time.Minute) // 20 minutes after the claim, 10 after the renewal
+	_, err = db.Next(ctx, bob.ID, f, 0)
+	wantErr(t, "Next while the renewed item is held", err, grounding.ErrNotFound)
+
+	// Expired, and nobody took it: ann's late verdict still counts.
+	clock.Advance(6 * time.Minute)
+	res, err := db.Submit(ctx, ann.ID, c.Item.ID, grounding.VerdictFail, "", 0)
+	if err != nil || res.State != grounding.QueueDone {
+		t.Fatalf("late Submit with the slot still free = %+v, %v", res, err)
+	}
+
+	// A second item: a lead sends a decision to the queue.
+	lead := mustUser(t, db, "lea", grounding.RoleResearcher)
+	it, _, err := db.Enqueue(ctx, lead.ID, c.Item.TrajectoryID, 0, "check the user id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := mustNext(t, db, bob, f)
+	if cb.Item.ID != it.ID {
+		t.Fatalf("bob got %d, want the enqueued %d", cb.Item.ID, it.ID)
+	}
+	clock.Advance(store.DefaultLease + time.Second)
+	// The lease ran out: the item is back in the queue for cy.
+	cc := mustNext(t, db, cy, f)
+	if cc.Item.ID != it.ID {
+		t.Fatalf("after expiry cy got %d, want %d", cc.Item.ID, it.ID)
+	}
+	_, err = db.Submit(ctx, bob.ID, it.ID, grounding.VerdictPass, "", 0)
+	wantErr(t, "Submit on an expired claim taken by another", err, grounding.ErrClaimExpired)
+	_, err = db.Renew(ctx, bob.ID, it.ID, 0)
+	wantErr(t, "Renew of an expired claim taken by another", err, grounding.ErrClaimExpired)
+	mustSubmit(t, db, cy, it.ID, grounding.VerdictPass)
+	h, _ := db.History(ctx, it.TrajectoryID, it.Ordinal)
+	verdicts := 0
+	for _, e := range h.Events {
+		if e.Kind == grounding.EventVerdict {
+			verdicts++
+			if e.UserID != cy.ID {
+				t.Errorf("verdict by %s recorded", e.UserName)
+			}
+		}
+	}
+	if verdicts != 1 {
+		t.Errorf("%d verdicts recorded, want cy's only", verdicts)
+	}
+	// Bob's expired claim is swept; cy's and ann's judged ones stay.
+	n, err := db.ReleaseExpired(ctx)
+	if err != nil || n != 1 {
+		t.Errorf("ReleaseExpired = %d, %v; want 1", n, err)
+	}
+}
+
+func testSkipAndNotes(t *testing.T, db *store.DB) {
+	mustImport(t, db, "one", "one.jsonl", Ambiguous("one", 2))
+	run := mustRun(t, db, "one")
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	c := mustNext(t, db, ann, f)
+
+	e, rep, err := db.AddNote(ctx, ann.ID, c.Item.ID, "  three cards, the user never picked one  ")
+	if err != nil || rep || e.Note != "three cards, the user never picked one" || e.Kind != grounding.EventNote {
+		t.Fatalf("AddNote = %+v, %v, %v", e, rep, err)
+	}
+	e2, rep, err := db.AddNote(ctx, ann.ID, c.Item.ID, "three cards, the user never picked one")
+	if err != nil || !rep || e2.ID != e.ID {
+		t.Errorf("AddNote twice = %+v, %v, %v; want the first, Repeated", e2, rep, err)
+	}
+	_, _, err = db.AddNote(ctx, ann.ID, c.Item.ID, "   ")
+	wantErr(t, "AddNote(blank)", err, grounding.ErrInvalid)
+
+	if err := db.Skip(ctx, ann.ID, c.Item.ID); err != nil {
+		t.Fatalf("Skip: %v", err)
+	}
+	if err := db.Skip(ctx, ann.ID, c.Item.ID); err != nil {
+		t.Errorf("Skip twice: %v", err)
+	}
+	_, err = db.Submit(ctx, ann.ID, c.Item.ID, grounding.VerdictPass, "", 0)
+	wantErr(t, "Submit after skip", err, grounding.ErrNotClaimed)
+	_, err = db.Next(ctx, ann.ID, f, 0)
+	wantErr(t, "Next for the annotator who skipped the only item", err, grounding.ErrNotFound)
+	cb := mustNext(t, db, bob, f)
+	if cb.Item.ID != c.Item.ID {
+		t.Errorf("bob got %d, want the skipped %d", cb.Item.ID, c.Item.ID)
+	}
+	err = db.Skip(ctx, ann.ID, 12345)
+	wantErr(t, "Skip(unknown item)", err, grounding.ErrNotFound)
+	h, _ := db.History(ctx, c.Item.TrajectoryID, c.Item.Ordinal)
+	kinds := []string{}
+	for _, e := range h.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	if !slices.Equal(kinds, []string{grounding.EventNote, grounding.EventSkip}) {
+		t.Errorf("history kinds = %v; want note, skip", kinds)
+	}
+}
+
+func testUndo(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 3)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+
+	_, err := db.Undo(ctx, ann.ID, 0, 0)
+	wantErr(t, "Undo with nothing done", err, grounding.ErrNothingToUndo)
+
+	c1 := mustNext(t, db, ann, f)
+	r1 := mustSubmit(t, db, ann, c1.Item.ID, grounding.VerdictPass)
+	c2 := mustNext(t, db, ann, f)
+	r2 := mustSubmit(t, db, ann, c2.Item.ID, grounding.VerdictFail)
+	c3 := mustNext(t, db, ann, f) // now holding a third item
+	if p, _ := db.Progress(ctx, ann.ID, f); p.MineToday != 2 || p.Done != 2 {
+		t.Errorf("progress before undo = %+v", p)
+	}
+	last, err := db.LastUndoable(ctx, ann.ID)
+	if err != nil || last.ID != r2.Event.ID {
+		t.Fatalf("LastUndoable = %+v, %v; want event %d", last, err, r2.Event.ID)
+	}
+
+	u, err := db.Undo(ctx, ann.ID, r2.Event.ID, 0)
+	if err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if u.Kind != grounding.EventUndo || u.Undoes != r2.Event.ID || u.PrevVerdict != grounding.VerdictFail || u.Verdict != "" {
+		t.Errorf("undo event = %+v", u)
+	}
+	d := decisionOf(t, db, c2.Item)
+	if d.HumanVerdict != "" || d.Verdict != grounding.VerdictAmbiguous || d.Mask != 0 {
+		t.Errorf("decision after undo = human %q verdict %q mask %d; want the automatic ambiguous back", d.HumanVerdict, d.Verdict, d.Mask)
+	}
+	checkCounters(t, db, run.ID)
+	// The undone item is the annotator's again; the third item is released.
+	again := mustNext(t, db, ann, f)
+	if again.Item.ID != c2.Item.ID || again.Item.State != grounding.QueueOpen {
+		t.Errorf("Next after undo = item %d (%s), want %d back", again.Item.ID, again.Item.State, c2.Item.ID)
+	}
+	if it, _ := db.QueueItem(ctx, c3.Item.ID); it.Holders != 0 {
+		t.Errorf("the item held before the undo still has %d holders", it.Holders)
+	}
+	if p, _ := db.Progress(ctx, ann.ID, f); p.MineToday != 1 || p.Done != 1 {
+		t.Errorf("progress after undo = %+v; want mine 1, done 1", p)
+	}
+	// The same undo again (a double press, a stale tab) records nothing.
+	_, err = db.Undo(ctx, ann.ID, r2.Event.ID, 0)
+	wantErr(t, "Undo of an undone event", err, grounding.ErrNothingToUndo)
+	// Judge again, then undo without naming the event: the latest goes.
+	r3 := mustSubmit(t, db, ann, c2.Item.ID, grounding.VerdictPass)
+	if _, err := db.Undo(ctx, ann.ID, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Undo(ctx, ann.ID, 0, 0); err != nil { // then r1
+		t.Fatal(err)
+	}
+	d1 := decisionOf(t, db, c1.Item)
+	if d1.HumanVerdict != "" || d1.Mask != 0 {
+		t.Errorf("first decision after undoing it = %+v", d1)
+	}
+	h, _ := db.History(ctx, c2.Item.TrajectoryID, c2.Item.Ordinal)
+	var kinds []string
+	for _, e := range h.Events {
+		kinds = append(kinds, e.Kind+":"+string(e.Verdict))
+	}
+	want := []string{"verdict:fail", "undo:", "verdict:pass", "undo:"}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("history = %v, want %v (undo appends, never deletes)", kinds, want)
+	}
+	_ = r1
+	_ = r3
+	checkCounters(t, db, run.ID)
+}
+
+func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 1) // two items
+	if err := db.SetOverlap(ctx, run.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := db.Overlap(ctx, run.ID); err != nil || k != 2 {
+		t.Fatalf("Overlap = %d, %v", k, err)
+	}
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	cy := mustUser(t, db, "cy", grounding.RoleAnnotator)
+	lea := mustUser(t, db, "lea", grounding.RoleResearcher)
+	f := grounding.QueueFilter{RunID: run.ID}
+
+	ca := mustNext(t, db, ann, f)
+	cb := mustNext(t, db, bob, f)
+	if ca.Item.ID != cb.Item.ID || ca.Item.Required != 2 {
+		t.Fatalf("with k=2 the best item goes to both: ann %d, bob %d (required %d)", ca.Item.ID, cb.Item.ID, ca.Item.Required)
+	}
+	cc := mustNext(t, db, cy, f)
+	if cc.Item.ID == ca.Item.ID {
+		t.Fatal("a third annotator was handed an item already held by k=2")
+	}
+	// One verdict of two: nothing decided, and nothing shown.
+	r := mustSubmit(t, db, ann, ca.Item.ID, grounding.VerdictPass)
+	if r.State != grounding.QueueOpen || r.Human != "" {
+		t.Errorf("first of two verdicts = %+v", r)
+	}
+	if d := decisionOf(t, db, ca.Item); d.HumanVerdict != "" || d.Mask != 0 {
+		t.Errorf("decision after one of two verdicts = %+v", d)
+	}
+	// Agreement settles.
+	r = mustSubmit(t, db, bob, ca.Item.ID, grounding.VerdictPass)
+	if r.State != grounding.QueueDone || r.Human != grounding.VerdictPass {
+		t.Errorf("two agreeing verdicts = %+v", r)
+	}
+	d := decisionOf(t, db, ca.Item)
+	if d.HumanVerdict != grounding.VerdictPass || d.Mask != 1 {
+		t.Errorf("agreed decision = %+v", d)
+	}
+	// The other item: cy and ann disagree.
+	cn := mustNext(t, db, ann, f)
+	if cn.Item.ID != cc.Item.ID {
+		t.Fatalf("ann got %d, want %d", cn.Item.ID, cc.Item.ID)
+	}
+	mustSubmit(t, db, cy, cc.Item.ID, grounding.VerdictFail)
+	r = mustSubmit(t, db, ann, cc.Item.ID, grounding.VerdictPass)
+	if r.State != grounding.QueueConflict || r.Human != "" {
+		t.Fatalf("disagreeing verdicts = %+v; want conflict", r)
+	}
+	if _, _, err := db.AddNote(ctx, cy.ID, cc.Item.ID, "the user never picked a card"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := db.Conflicts(ctx, f)
+	if err != nil || len(cs) != 1 || cs[0].Item.ID != cc.Item.ID || len(cs[0].Verdicts) != 2 || len(cs[0].Notes) != 1 {
+		t.Fatalf("Conflicts = %+v, %v", cs, err)
+	}
+	if p, _ := db.Progress(ctx, lea.ID, f); p.Conflicts != 1 || p.Done != 1 || p.Remaining != 0 {
+		t.Errorf("progress with a conflict = %+v", p)
+	}
+	// The lead settles it, with a reason.
+	_, err = db.Finalize(ctx, lea.ID, cc.Item.ID, grounding.VerdictFail, " ")
+	wantErr(t, "Finalize without a reason", err, grounding.ErrInvalid)
+	_, err = db.Finalize(ctx, lea.ID, ca.Item.ID, grounding.VerdictFail, "no")
+	wantErr(t, "Finalize of an agreed item", err, grounding.ErrNotConflict)
+	fr, err := db.Finalize(ctx, lea.ID, cc.Item.ID, grounding.VerdictFail, "three visible cards; nothing picked 2140")
+	if err != nil || fr.State != grounding.QueueDone || fr.Human != grounding.VerdictFail || fr.Event.Kind != grounding.EventFinal {
+		t.Fatalf("Finalize = %+v, %v", fr, err)
+	}
+	again, err := db.Finalize(ctx, lea.ID, cc.Item.ID, grounding.VerdictFail, "three visible cards; nothing picked 2140")
+	if err != nil || !again.Repeated || again.Event.ID != fr.Event.ID {
+		t.Errorf("Finalize twice = %+v, %v; want Repeated", again, err)
+	}
+	d = decisionOf(t, db, cc.Item)
+	if d.HumanVerdict != grounding.VerdictFail || d.Verdict != grounding.VerdictFail || d.Mask != 0 {
+		t.Errorf("finalized decision = %+v", d)
+	}
+	checkCounters(t, db, run.ID)
+	// An annotator cannot undo under a final verdict; the lead can.
+	_, err = db.Undo(ctx, ann.ID, 0, 0)
+	wantErr(t, "annotator Undo under a final verdict", err, grounding.ErrFinalized)
+	if _, err := db.Undo(ctx, lea.ID, fr.Event.ID, 0); err != nil {
+		t.Fatalf("lead Undo of the final: %v", err)
+	}
+	if it, _ := db.QueueItem(ctx, cc.Item.ID); it.State != grounding.QueueConflict {
+		t.Errorf("after undoing the final the item is %s, want conflict", it.State)
+	}
+	if d := decisionOf(t, db, cc.Item); d.HumanVerdict != "" {
+		t.Errorf("after undoing the final the decision keeps %q", d.HumanVerdict)
+	}
+	checkCounters(t, db, run.ID)
+	err = db.SetOverlap(ctx, run.ID, 0)
+	wantErr(t, "SetOverlap(0)", err, grounding.ErrInvalid)
+	err = db.SetOverlap(ctx, 4242, 2)
+	wantErr(t, "SetOverlap(unknown run)", err, grounding.ErrNotFound)
+}
+
+func testSetOverlapSettles(t *testing.T, db *store.DB) {
+	mustImport(t, db, "one", "one.jsonl", Ambiguous("one", 2))
+	run := mustRun(t, db, "one")
+	if err := db.SetOverlap(ctx, run.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	c := mustNext(t, db, ann, f)
+	mustNext(t, db, bob, f)
+	mustSubmit(t, db, ann, c.Item.ID, grounding.VerdictPass)
+	mustSubmit(t, db, bob, c.Item.ID, grounding.VerdictPass)
+	if it, _ := db.QueueItem(ctx, c.Item.ID); it.State != grounding.QueueOpen || it.Verdicts != 2 {
+		t.Fatalf("two of three = %+v", it)
+	}
+	// Lowering k to 2 settles the item that already has two agreeing.
+	if err := db.SetOverlap(ctx, run.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	it, _ := db.QueueItem(ctx, c.Item.ID)
+	if it.State != grounding.QueueDone || it.Required != 2 || it.Human != grounding.VerdictPass {
+		t.Errorf("after lowering k: %+v", it)
+	}
+	checkCounters(t, db, run.ID)
+}
+
+func testEnqueueByHand(t *testing.T, db *store.DB) {
+	clock := NewClock(db)
+	run := adjPool(t, db, "adj", 2)
+	lea := mustUser(t, db, "lea", grounding.RoleResearcher)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	tr := allTrajectories(t, db, grounding.TrajectoryFilter{RunID: run.ID})
+	h, err := db.TrajectoryByExtID(ctx, run.ID, tr[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Decision 0 (get_user_details) passed automatically.
+	it, created, err := db.Enqueue(ctx, lea.ID, h.ID, 0, "is the user id really visible?")
+	if err != nil || !created || it.Source != grounding.SourceManual || it.Note != "is the user id really visible?" || it.State != grounding.QueueOpen {
+		t.Fatalf("Enqueue = %+v, %v, %v", it, created, err)
+	}
+	items := allQueue(t, db, f)
+	if items[0].ID != it.ID {
+		t.Errorf("the manual item is not first: %d, want %d", items[0].ID, it.ID)
+	}
+	same, created, err := db.Enqueue(ctx, lea.ID, h.ID, 0, "again")
+	if err != nil || created || same.ID != it.ID {
+		t.Errorf("Enqueue of an open item = %+v, %v, %v; want it unchanged", same, created, err)
+	}
+	_, _, err = db.Enqueue(ctx, lea.ID, h.ID, 99, "")
+	wantErr(t, "Enqueue(unknown decision)", err, grounding.ErrNotFound)
+
+	c := mustNext(t, db, ann, f)
+	if c.Item.ID != it.ID {
+		t.Fatalf("Next = %d, want the manual item %d", c.Item.ID, it.ID)
+	}
+	clock.Advance(time.Minute)
+	mustSubmit(t, db, ann, it.ID, grounding.VerdictFail)
+	if d := decisionOf(t, db, it); d.HumanVerdict != grounding.VerdictFail || d.Mask != 0 || d.Verdict != grounding.VerdictFail {
+		t.Errorf("human fail on a passing decision = %+v", d)
+	}
+	checkCounters(t, db, run.ID)
+
+	// A second look at a settled decision: a new round. The old verdict
+	// stands until the new round settles.
+	clock.Advance(time.Minute)
+	_, created, err = db.Enqueue(ctx, lea.ID, h.ID, 0, "second look")
+	if err != nil || !created {
+		t.Fatalf("re-Enqueue = %v, %v", created, err)
+	}
+	if d := decisionOf(t, db, it); d.HumanVerdict != grounding.VerdictFail {
+		t.Errorf("during the new round the decision is %q, want the old fail", d.HumanVerdict)
+	}
+	c = mustNext(t, db, ann, f)
+	if c.Item.ID != it.ID {
+		t.Fatalf("ann not handed the re-opened item: %d", c.Item.ID)
+	}
+	mustSubmit(t, db, ann, it.ID, grounding.VerdictPass)
+	if d := decisionOf(t, db, it); d.HumanVerdict != grounding.VerdictPass || d.Mask != 1 {
+		t.Errorf("after the second round = %+v", d)
+	}
+	hist, _ := db.History(ctx, h.ID, 0)
+	var kinds []string
+	for _, e := range hist.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	if !slices.Equal(kinds, []string{"enqueue", "verdict", "enqueue", "verdict"}) {
+		t.Errorf("history = %v", kinds)
+	}
+	if hist.Events[2].PrevVerdict != grounding.VerdictFail {
+		t.Errorf("the second enqueue records prev %q, want fail", hist.Events[2].PrevVerdict)
+	}
+	checkCounters(t, db, run.ID)
+}
+
+func testRecheckKeepsQueue(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 3)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	c := mustNext(t, db, ann, f)
+	mustSubmit(t, db, ann, c.Item.ID, grounding.VerdictPass)
+	// A stricter engine queues nothing: untouched open items leave, the
+	// judged one stays with its verdict.
+	none := func(t *grounding.Trajectory) grounding.Result {
+		r := grounding.CheckDefault(t)
+		for i := range r.Decisions {
+			if r.Decisions[i].Verdict == grounding.VerdictAmbiguous {
+				r.Decisions[i].Verdict, r.Decisions[i].Queued = grounding.VerdictFail, false
+			}
+		}
+		return r
+	}
+	if _, err := db.Recheck(ctx, run.ID, none, nil); err != nil {
+		t.Fatal(err)
+	}
+	items := allQueue(t, db, grounding.QueueFilter{RunID: run.ID, State: "all"})
+	if len(items) != 1 || items[0].ID != c.Item.ID || items[0].Human != grounding.VerdictPass {
+		t.Fatalf("after a recheck queueing nothing, queue = %+v; want the judged item only", items)
+	}
+	// Back to the default engine: the decisions queued again get items.
+	if _, err := db.Recheck(ctx, run.ID, grounding.CheckDefault, nil); err != nil {
+		t.Fatal(err)
+	}
+	items = allQueue(t, db, grounding.QueueFilter{RunID: run.ID, State: "all"})
+	if len(items) != 5 {
+		t.Errorf("after the default recheck %d items, want 5", len(items))
+	}
+	if it, _ := db.QueueItem(ctx, c.Item.ID); it.State != grounding.QueueDone {
+		t.Errorf("the judged item is %s after recheck", it.State)
+	}
+	checkCounters(t, db, run.ID)
+}
+
+func testAgreementStats(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 3) // 5 items
+	if err := db.SetOverlap(ctx, run.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	// Both judge all five; they disagree on the third one they see.
+	for i := range 5 {
+		ca := mustNext(t, db, ann, f)
+		cb := mustNext(t, db, bob, f)
+		if ca.Item.ID != cb.Item.ID {
+			t.Fatalf("round %d: ann %d, bob %d", i, ca.Item.ID, cb.Item.ID)
+		}
+		mustSubmit(t, db, ann, ca.Item.ID, grounding.VerdictPass)
+		vb := grounding.VerdictPass
+		if i == 2 {
+			vb = grounding.VerdictFail
+		}
+		mustSubmit(t, db, bob, cb.Item.ID, vb)
+	}
+	rep, names, err := db.Agreement(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 items, 4 agree. Kappa: ann always pass, p_e = 1·0.8 = 0.8,
+	// (0.8 − 0.8)/0.2 = 0. Alpha: o_pp = 8, o_pf = o_fp = 1; n_p = 9,
+	// n_f = 1, n = 10: 1 − 9·2/(9·1·2) = 0.
+	if rep.Items != 5 || rep.Pairs != 5 || rep.Raw != 0.8 || len(rep.ByPair) != 1 || rep.ByPair[0].Items != 5 ||
+		!rep.ByPair[0].KappaOK || rep.ByPair[0].Kappa > 1e-9 || !rep.AlphaOK || rep.Alpha > 1e-9 {
+		t.Errorf("Agreement = %+v", rep)
+	}
+	if names[ann.ID] != "ann" || names[bob.ID] != "bob" {
+		t.Errorf("names = %v", names)
+	}
+	if cs, _ := db.Conflicts(ctx, f); len(cs) != 1 {
+		t.Errorf("%d conflicts, want 1", len(cs))
+	}
+}
+
+// testConcurrentAnnotators runs 32 simulated annotators at once through the
+// store API on two runs (k = 1 and k = 2). Some walk away from their first
+// claim; the clock then jumps past the lease so those items return. At the
+// end every item has exactly its k verdicts from distinct annotators, each
+// accepted verdict is in the history once, refused ones left no trace, and
+// the counters match the decisions.
+func testConcurrentAnnotators(t *testing.T, db *store.DB) {
+	const annotators = 32
+	clock := NewClock(db)
+	runs := []grounding.Run{adjPool(t, db, "solo", 24), adjPool(t, db, "pair", 24)}
+	if err := db.SetOverlap(ctx, runs[1].ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	k := map[int64]int{runs[0].ID: 1, runs[1].ID: 2}
+	var users []grounding.User
+	for i := range annotators {
+		users = append(users, mustUser(t, db, fmt.Sprintf("ann%02d", i), grounding.RoleAnnotator))
+	}
+
+	// Phase 0: eight annotators claim an item each and walk away.
+	abandoned := map[int64]int64{} // user → item
+	for _, u := range users[:8] {
+		c := mustNext(t, db, u, grounding.QueueFilter{})
+		abandoned[u.ID] = c.Item.ID
+	}
+	clock.Advance(store.DefaultLease + time.Minute)
+
+	// Phase 1: all 32 at once until the queue is empty for them.
+	var (
+		mu       sync.Mutex
+		accepted = map[int64][]int64{} // item → users whose verdict was accepted
+		handed   = map[int64]map[int64]bool{}
+		events   = map[int64]bool{}
+		errs     []error
+	)
+	var wg sync.WaitGroup
+	for n, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(n), 7))
+			for step := 0; step < 500; step++ {
+				f := grounding.QueueFilter{}
+				if rng.IntN(3) == 0 {
+					f.RunID = runs[rng.IntN(2)].ID
+				}
+				c, err := db.Next(ctx, u.ID, f, 0)
+				if errors.Is(err, grounding.ErrNotFound) {
+					if f.RunID == 0 {
+						return
+					}
+					continue
+				}
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("Next(%s): %w", u.Name, err))
+					mu.Unlock()
+					return
+				}
+				mu.Lock()
+				if handed[c.Item.ID] == nil {
+					handed[c.Item.ID] = map[int64]bool{}
+				}
+				handed[c.Item.ID][u.ID] = true
+				mu.Unlock()
+				v := grounding.VerdictPass
+				if (c.Item.ID+u.ID)%5 == 0 {
+					v = grounding.VerdictFail
+				}
+				res, err := db.Submit(ctx, u.ID, c.Item.ID, v, "", 0)
+				if rng.IntN(10) == 0 && err == nil {
+					// A double click.
+					if again, err2 := db.Submit(ctx, u.ID, c.Item.ID, v, "", 0); err2 != nil || !again.Repeated || again.Event.ID != res.Event.ID {
+						mu.Lock()
+						errs = append(errs, fmt.Errorf("double Submit(%s, %d) = %+v, %v", u.Name, c.Item.ID, again, err2))
+						mu.Unlock()
+					}
+				}
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("Submit(%s, %d): %w", u.Name, c.Item.ID, err))
+				} else {
+					accepted[c.Item.ID] = append(accepted[c.Item.ID], u.ID)
+					if events[res.Event.ID] {
+						errs = append(errs, fmt.Errorf("event %d returned twice", res.Event.ID))
+					}
+					events[res.Event.ID] = true
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+
+	// The walkers-away come back to their old tabs: refused, no trace.
+	for uid, item := range abandoned {
+		res, err := db.Submit(ctx, uid, item, grounding.VerdictPass, "", 0)
+		switch {
+		case err == nil && !res.Repeated:
+			t.Errorf("late Submit by user %d on item %d recorded %+v; want a refusal", uid, item, res)
+		case err != nil && !errors.Is(err, grounding.ErrConflict):
+			t.Errorf("late Submit by user %d on item %d = %v; want a refusal", uid, item, err)
+		}
+	}
+
+	all := allQueue(t, db, grounding.QueueFilter{State: "all"})
+	if len(all) != 80 { // per run: 16 trajectories with two queued decisions, 8 with one
+		t.Fatalf("%d items, want 80", len(all))
+	}
+	total := 0
+	for _, it := range all {
+		want := k[it.RunID]
+		got := accepted[it.ID]
+		distinct := map[int64]bool{}
+		for _, u := range got {
+			distinct[u] = true
+		}
+		if len(got) != want || len(distinct) != want || it.Verdicts != want {
+			t.Errorf("item %d (k=%d): %d accepted verdicts from %d annotators, store says %d", it.ID, want, len(got), len(distinct), it.Verdicts)
+		}
+		if len(handed[it.ID]) != want {
+			t.Errorf("item %d (k=%d) was handed to %d annotators in phase 1", it.ID, want, len(handed[it.ID]))
+		}
+		if it.State == grounding.QueueOpen {
+			t.Errorf("item %d still open", it.ID)
+		}
+		h, err := db.History(ctx, it.TrajectoryID, it.Ordinal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range h.Events {
+			if e.Kind == grounding.EventVerdict {
+				n++
+				if !events[e.ID] {
+					t.Errorf("event %d in history was never acknowledged", e.ID)
+				}
+			}
+		}
+		if n != want {
+			t.Errorf("item %d history holds %d verdicts, want %d", it.ID, n, want)
+		}
+		total += n
+	}
+	if total != len(events) {
+		t.Errorf("%d verdicts in history, %d acknowledged", total, len(events))
+	}
+	for _, r := range runs {
+		checkCounters(t, db, r.ID)
+	}
+}

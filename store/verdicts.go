@@ -1,0 +1,781 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"groundwork/grounding"
+)
+
+type eventRow struct {
+	ID           int64         `db:"id"`
+	ItemID       sql.NullInt64 `db:"item_id"`
+	RunID        int64         `db:"run_id"`
+	TrajectoryID int64         `db:"trajectory_id"`
+	Ordinal      int           `db:"ordinal"`
+	UserID       int64         `db:"user_id"`
+	UserName     string        `db:"user_name"`
+	Kind         string        `db:"kind"`
+	Verdict      string        `db:"verdict"`
+	PrevVerdict  string        `db:"prev_verdict"`
+	Note         string        `db:"note"`
+	Undoes       sql.NullInt64 `db:"undoes"`
+	CreatedAt    dbTime        `db:"created_at"`
+}
+
+func (r eventRow) event() grounding.VerdictEvent {
+	return grounding.VerdictEvent{
+		ID: r.ID, ItemID: r.ItemID.Int64, RunID: r.RunID, TrajectoryID: r.TrajectoryID, Ordinal: r.Ordinal,
+		UserID: r.UserID, UserName: r.UserName, Kind: r.Kind, Verdict: grounding.Verdict(r.Verdict),
+		PrevVerdict: grounding.Verdict(r.PrevVerdict), Note: r.Note, Undoes: r.Undoes.Int64, CreatedAt: r.CreatedAt.Time,
+	}
+}
+
+const eventSelect = `SELECT e.id, e.item_id, e.run_id, e.trajectory_id, e.ordinal, e.user_id, u.name AS user_name,
+	e.kind, e.verdict, e.prev_verdict, e.note, e.undoes, e.created_at
+	FROM verdict_events e JOIN users u ON u.id = e.user_id`
+
+func itemEvents(ctx context.Context, q queryer, itemID int64) ([]grounding.VerdictEvent, error) {
+	var rows []eventRow
+	if err := sqlx.SelectContext(ctx, q, &rows, q.Rebind(eventSelect+` WHERE e.item_id = ? ORDER BY e.id`), itemID); err != nil {
+		return nil, storeErr(fmt.Sprintf("events of item %d", itemID), err)
+	}
+	out := make([]grounding.VerdictEvent, len(rows))
+	for i, r := range rows {
+		out[i] = r.event()
+	}
+	return out, nil
+}
+
+// addEvent appends e to the history and returns it with its id.
+func addEvent(ctx context.Context, tx *sqlx.Tx, e grounding.VerdictEvent) (grounding.VerdictEvent, error) {
+	var item, undoes any
+	if e.ItemID != 0 {
+		item = e.ItemID
+	}
+	if e.Undoes != 0 {
+		undoes = e.Undoes
+	}
+	err := tx.GetContext(ctx, &e.ID, tx.Rebind(`INSERT INTO verdict_events
+		(item_id, run_id, trajectory_id, ordinal, user_id, kind, verdict, prev_verdict, note, undoes, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		item, e.RunID, e.TrajectoryID, e.Ordinal, e.UserID, e.Kind, string(e.Verdict), string(e.PrevVerdict),
+		cleanText(e.Note), undoes, dbTime{e.CreatedAt})
+	if err != nil {
+		return e, storeErr("record "+e.Kind, err)
+	}
+	return e, nil
+}
+
+func (it lockedItem) event(kind string, userID int64, at time.Time) grounding.VerdictEvent {
+	return grounding.VerdictEvent{ItemID: it.ID, RunID: it.RunID, TrajectoryID: it.TrajectoryID, Ordinal: it.Ordinal,
+		UserID: userID, Kind: kind, CreatedAt: at}
+}
+
+func validVerdict(v grounding.Verdict) bool {
+	return v == grounding.VerdictPass || v == grounding.VerdictFail
+}
+
+// Submit records the user's verdict (pass: grounded, supervise it; fail:
+// not inferable from what the agent saw) on an item they hold, with an
+// optional note, and settles the item in the same transaction: k agreeing
+// verdicts set the decision's human verdict, effective verdict, mask,
+// decided_by and decided_at and move the trajectory and run counters; k
+// that disagree send the item to review (conflict).
+//
+// Submitting again while the user's verdict on the item stands (a double
+// click, a second tab) records nothing and returns that verdict with
+// Repeated set. A claim that expired is taken again if the item still has a
+// free slot; otherwise grounding.ErrClaimExpired. No claim:
+// grounding.ErrNotClaimed; an item that no longer takes verdicts:
+// grounding.ErrItemClosed; a verdict other than pass or fail, or a note
+// over grounding.MaxNote: grounding.ErrInvalid.
+func (db *DB) Submit(ctx context.Context, userID, itemID int64, verdict grounding.Verdict, note string, lease time.Duration) (grounding.SubmitResult, error) {
+	op := fmt.Sprintf("verdict of user %d on item %d", userID, itemID)
+	fail := func(err error) (grounding.SubmitResult, error) { return grounding.SubmitResult{}, err }
+	if !validVerdict(verdict) {
+		return fail(fmt.Errorf("store: %s: verdict %q is neither pass nor fail: %w", op, verdict, grounding.ErrInvalid))
+	}
+	note = strings.TrimSpace(note)
+	if len(note) > grounding.MaxNote {
+		return fail(fmt.Errorf("store: %s: the note is longer than %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid))
+	}
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	defer tx.Rollback()
+	at := db.now()
+	it, err := db.lockItem(ctx, tx, itemID)
+	if err != nil {
+		return fail(err)
+	}
+	c, err := db.holdClaim(ctx, tx, it, userID, at, leaseOr(lease))
+	if err != nil {
+		return fail(fmt.Errorf("store: %s: %w", op, err))
+	}
+	evs, err := itemEvents(ctx, tx, it.ID)
+	if err != nil {
+		return fail(err)
+	}
+	before := grounding.Settle(evs, it.Required)
+	if c.Verdict != "" {
+		// Already judged: report the standing verdict, record nothing.
+		for _, v := range before.Verdicts {
+			if v.UserID == userID {
+				return grounding.SubmitResult{Event: v, Repeated: true, State: before.State, Human: before.Human}, nil
+			}
+		}
+		return fail(fmt.Errorf("store: %s: claim says %q but no standing verdict", op, c.Verdict))
+	}
+	e := it.event(grounding.EventVerdict, userID, at)
+	e.Verdict, e.PrevVerdict, e.Note = verdict, before.Human, note
+	if e, err = addEvent(ctx, tx, e); err != nil {
+		return fail(err)
+	}
+	if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE claims SET verdict = ?, expires_at = ? WHERE item_id = ? AND user_id = ?`),
+		string(verdict), dbTime{at}, it.ID, userID); err != nil {
+		return fail(storeErr(op, err))
+	}
+	after := grounding.Settle(append(evs, e), it.Required)
+	if err := db.apply(ctx, tx, it, after, at); err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(storeErr(op, err))
+	}
+	return grounding.SubmitResult{Event: e, State: after.State, Human: after.Human}, nil
+}
+
+// Skip records that the user passes the item on: it is released for others
+// and never handed to this user again in this round. Skipping an item the
+// user already judged is grounding.ErrItemClosed (undo first); one they do
+// not hold, grounding.ErrNotClaimed. Skipping twice records one skip.
+func (db *DB) Skip(ctx context.Context, userID, itemID int64) error {
+	op := fmt.Sprintf("skip of item %d by user %d", itemID, userID)
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	defer tx.Rollback()
+	at := db.now()
+	it, err := db.lockItem(ctx, tx, itemID)
+	if err != nil {
+		return err
+	}
+	var rows []claimRow
+	if err := tx.SelectContext(ctx, &rows, tx.Rebind(`SELECT verdict, skipped, expires_at FROM claims WHERE item_id = ? AND user_id = ?`), itemID, userID); err != nil {
+		return storeErr(op, err)
+	}
+	switch {
+	case len(rows) == 0:
+		return fmt.Errorf("store: %s: %w", op, grounding.ErrNotClaimed)
+	case rows[0].Skipped:
+		return nil // a repeated skip
+	case rows[0].Verdict != "":
+		return fmt.Errorf("store: %s: already judged: %w", op, grounding.ErrItemClosed)
+	}
+	if _, err := addEvent(ctx, tx, it.event(grounding.EventSkip, userID, at)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE claims SET skipped = ?, expires_at = ? WHERE item_id = ? AND user_id = ?`),
+		true, dbTime{at}, itemID, userID); err != nil {
+		return storeErr(op, err)
+	}
+	return storeErr(op, tx.Commit())
+}
+
+// Undo cancels the user's latest standing verdict (or, for a lead, final
+// verdict) with a new undo event; nothing is deleted. eventID, when not 0,
+// names the event the user's page offered to undo: if it is no longer the
+// one (already undone, by a double press or another tab), nothing is
+// recorded and grounding.ErrNothingToUndo comes back. The item is settled
+// again, which restores the verdict it had before (the decision's human
+// verdict, mask and counters follow), and an annotator holds the item again
+// for lease so they can judge it anew; any other open claim of theirs is
+// released. An annotator's verdict on an item a lead has since settled is
+// grounding.ErrFinalized.
+func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Duration) (grounding.VerdictEvent, error) {
+	op := fmt.Sprintf("undo by user %d", userID)
+	fail := func(err error) (grounding.VerdictEvent, error) { return grounding.VerdictEvent{}, err }
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	defer tx.Rollback()
+	at := db.now()
+	var last []eventRow
+	err = tx.SelectContext(ctx, &last, tx.Rebind(eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
+		ORDER BY e.id DESC LIMIT 1`), userID, grounding.EventVerdict, grounding.EventFinal)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	if len(last) == 0 || (eventID != 0 && last[0].ID != eventID) {
+		return fail(fmt.Errorf("store: %s: %w", op, grounding.ErrNothingToUndo))
+	}
+	target := last[0].event()
+	it, err := db.lockItem(ctx, tx, target.ItemID)
+	if err != nil {
+		return fail(err)
+	}
+	// Under the item lock, read the events afresh: a concurrent undo of the
+	// same event (two tabs) has committed by now and shows here.
+	evs, err := itemEvents(ctx, tx, it.ID)
+	if err != nil {
+		return fail(err)
+	}
+	for _, e := range evs {
+		if e.Kind == grounding.EventUndo && e.Undoes == target.ID {
+			return fail(fmt.Errorf("store: %s: event %d: %w", op, target.ID, grounding.ErrNothingToUndo))
+		}
+	}
+	before := grounding.Settle(evs, it.Required)
+	if target.ID < before.Round {
+		return fail(fmt.Errorf("store: %s: event %d belongs to an earlier round of item %d: %w", op, target.ID, it.ID, grounding.ErrNothingToUndo))
+	}
+	if target.Kind == grounding.EventVerdict && before.Final != nil {
+		return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrFinalized))
+	}
+	u := it.event(grounding.EventUndo, userID, at)
+	u.Undoes = target.ID
+	after := grounding.Settle(append(evs, u), it.Required)
+	u.Verdict, u.PrevVerdict = after.Human, before.Human
+	if u, err = addEvent(ctx, tx, u); err != nil {
+		return fail(err)
+	}
+	if target.Kind == grounding.EventVerdict {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM claims WHERE user_id = ? AND verdict = '' AND skipped = ? AND item_id <> ?`),
+			userID, false, it.ID); err != nil {
+			return fail(storeErr(op, err))
+		}
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE claims SET verdict = '', skipped = ?, claimed_at = ?, expires_at = ?
+			WHERE item_id = ? AND user_id = ?`), false, dbTime{at}, dbTime{at.Add(leaseOr(lease))}, it.ID, userID); err != nil {
+			return fail(storeErr(op, err))
+		}
+	}
+	if err := db.apply(ctx, tx, it, after, at); err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(storeErr(op, err))
+	}
+	return u, nil
+}
+
+// LastUndoable returns the user's latest verdict or final verdict that an
+// Undo would cancel, or grounding.ErrNotFound.
+func (db *DB) LastUndoable(ctx context.Context, userID int64) (grounding.VerdictEvent, error) {
+	var r eventRow
+	err := db.x.GetContext(ctx, &r, db.x.Rebind(eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
+		ORDER BY e.id DESC LIMIT 1`), userID, grounding.EventVerdict, grounding.EventFinal)
+	if err != nil {
+		return grounding.VerdictEvent{}, storeErr(fmt.Sprintf("last verdict of user %d", userID), err)
+	}
+	return r.event(), nil
+}
+
+// Finalize records a lead's final verdict, with its reason, on an item in
+// conflict, and settles it. The reason is required (grounding.ErrInvalid).
+// An item that is not in conflict is grounding.ErrNotConflict, unless it is
+// done by a final verdict of the same lead with the same verdict: that is a
+// repeated submission and returns it with Repeated set.
+func (db *DB) Finalize(ctx context.Context, leadID, itemID int64, verdict grounding.Verdict, reason string) (grounding.SubmitResult, error) {
+	op := fmt.Sprintf("final verdict of user %d on item %d", leadID, itemID)
+	fail := func(err error) (grounding.SubmitResult, error) { return grounding.SubmitResult{}, err }
+	reason = strings.TrimSpace(reason)
+	switch {
+	case !validVerdict(verdict):
+		return fail(fmt.Errorf("store: %s: verdict %q is neither pass nor fail: %w", op, verdict, grounding.ErrInvalid))
+	case reason == "":
+		return fail(fmt.Errorf("store: %s: a final verdict needs a reason: %w", op, grounding.ErrInvalid))
+	case len(reason) > grounding.MaxNote:
+		return fail(fmt.Errorf("store: %s: the reason is longer than %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid))
+	}
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	defer tx.Rollback()
+	at := db.now()
+	it, err := db.lockItem(ctx, tx, itemID)
+	if err != nil {
+		return fail(err)
+	}
+	evs, err := itemEvents(ctx, tx, it.ID)
+	if err != nil {
+		return fail(err)
+	}
+	before := grounding.Settle(evs, it.Required)
+	if before.State != grounding.QueueConflict {
+		if f := before.Final; f != nil && f.UserID == leadID && f.Verdict == verdict {
+			return grounding.SubmitResult{Event: *f, Repeated: true, State: before.State, Human: before.Human}, nil
+		}
+		return fail(fmt.Errorf("store: %s: state %s: %w", op, before.State, grounding.ErrNotConflict))
+	}
+	e := it.event(grounding.EventFinal, leadID, at)
+	e.Verdict, e.PrevVerdict, e.Note = verdict, before.Human, reason
+	if e, err = addEvent(ctx, tx, e); err != nil {
+		return fail(err)
+	}
+	after := grounding.Settle(append(evs, e), it.Required)
+	if err := db.apply(ctx, tx, it, after, at); err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(storeErr(op, err))
+	}
+	return grounding.SubmitResult{Event: e, State: after.State, Human: after.Human}, nil
+}
+
+// AddNote records a note by the user on the item. An empty note or one
+// over grounding.MaxNote is grounding.ErrInvalid. The same note twice in a
+// row by the same user on the same item is recorded once (Repeated).
+func (db *DB) AddNote(ctx context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error) {
+	op := fmt.Sprintf("note of user %d on item %d", userID, itemID)
+	note = strings.TrimSpace(note)
+	if note == "" || len(note) > grounding.MaxNote {
+		return grounding.VerdictEvent{}, false, fmt.Errorf("store: %s: a note has 1 to %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid)
+	}
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return grounding.VerdictEvent{}, false, storeErr(op, err)
+	}
+	defer tx.Rollback()
+	at := db.now()
+	it, err := db.lockItem(ctx, tx, itemID)
+	if err != nil {
+		return grounding.VerdictEvent{}, false, err
+	}
+	var prev []eventRow
+	if err := tx.SelectContext(ctx, &prev, tx.Rebind(eventSelect+` WHERE e.item_id = ? AND e.user_id = ? ORDER BY e.id DESC LIMIT 1`), itemID, userID); err != nil {
+		return grounding.VerdictEvent{}, false, storeErr(op, err)
+	}
+	if len(prev) > 0 && prev[0].Kind == grounding.EventNote && prev[0].Note == cleanText(note) {
+		return prev[0].event(), true, nil
+	}
+	e := it.event(grounding.EventNote, userID, at)
+	e.Note = note
+	if e, err = addEvent(ctx, tx, e); err != nil {
+		return e, false, err
+	}
+	return e, false, storeErr(op, tx.Commit())
+}
+
+// Enqueue sends a decision to the queue by hand ("needs a human look"),
+// with the lead's note, ahead of the run's open items. A decision without
+// an item gets a manual one; one whose item is done gets a new round (its
+// current human verdict stands until the round settles); one whose item is
+// still open or in conflict is left alone and returned with created false.
+// An unknown decision is grounding.ErrNotFound.
+func (db *DB) Enqueue(ctx context.Context, leadID, trajectoryID int64, ordinal int, note string) (grounding.QueueItem, bool, error) {
+	op := fmt.Sprintf("enqueue decision %d of trajectory %d", ordinal, trajectoryID)
+	fail := func(err error) (grounding.QueueItem, bool, error) { return grounding.QueueItem{}, false, err }
+	note = strings.TrimSpace(note)
+	if len(note) > grounding.MaxNote {
+		return fail(fmt.Errorf("store: %s: the note is longer than %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid))
+	}
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	defer tx.Rollback()
+	at := db.now()
+	var d struct {
+		RunID   int64  `db:"run_id"`
+		Reasons []byte `db:"reasons"`
+		Human   string `db:"human_verdict"`
+		Overlap int    `db:"overlap"`
+	}
+	err = tx.GetContext(ctx, &d, tx.Rebind(`SELECT d.run_id, d.reasons, d.human_verdict, r.overlap
+		FROM decisions d JOIN runs r ON r.id = d.run_id WHERE d.trajectory_id = ? AND d.ordinal = ?`), trajectoryID, ordinal)
+	if err != nil {
+		return fail(storeErr(op, err))
+	}
+	var reasons []string
+	if err := json.Unmarshal(d.Reasons, &reasons); err != nil {
+		return fail(fmt.Errorf("store: %s: decode reasons: %w", op, err))
+	}
+	why, err := encodeJSON(manualWhy{Note: note, Reasons: nonNil(reasons)})
+	if err != nil {
+		return fail(err)
+	}
+	var prio int
+	if err := tx.GetContext(ctx, &prio, tx.Rebind(`SELECT COALESCE(MAX(priority), 0) + 1 FROM queue_items WHERE run_id = ? AND state = ?`),
+		d.RunID, grounding.QueueOpen); err != nil {
+		return fail(storeErr(op, err))
+	}
+	var existing []lockedItem
+	if err := tx.SelectContext(ctx, &existing, tx.Rebind(`SELECT id, run_id, trajectory_id, ordinal, required, state
+		FROM queue_items WHERE trajectory_id = ? AND ordinal = ?`+db.d.forUpdate), trajectoryID, ordinal); err != nil {
+		return fail(storeErr(op, err))
+	}
+	var it lockedItem
+	switch {
+	case len(existing) > 0 && existing[0].State != grounding.QueueDone:
+		item, err := loadItem(ctx, tx, existing[0].ID, at)
+		return item, false, err
+	case len(existing) > 0:
+		it = existing[0]
+		it.Required, it.State = d.Overlap, grounding.QueueOpen
+		// A new round: the claims of the last one are spent (the events
+		// keep what they said).
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM claims WHERE item_id = ?`), it.ID); err != nil {
+			return fail(storeErr(op, err))
+		}
+		_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE queue_items SET source = ?, why = ?, priority = ?, required = ?, state = ?, created_by = ?
+			WHERE id = ?`), grounding.SourceManual, why, prio, d.Overlap, grounding.QueueOpen, leadID, it.ID)
+		if err != nil {
+			return fail(storeErr(op, err))
+		}
+	default:
+		it = lockedItem{RunID: d.RunID, TrajectoryID: trajectoryID, Ordinal: ordinal, Required: d.Overlap, State: grounding.QueueOpen}
+		err = tx.GetContext(ctx, &it.ID, tx.Rebind(`INSERT INTO queue_items
+			(run_id, trajectory_id, ordinal, source, why, priority, required, state, created_at, created_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			d.RunID, trajectoryID, ordinal, grounding.SourceManual, why, prio, d.Overlap, grounding.QueueOpen, dbTime{at}, leadID)
+		if err != nil {
+			return fail(storeErr(op, err))
+		}
+	}
+	e := it.event(grounding.EventEnqueue, leadID, at)
+	e.Note, e.PrevVerdict = note, grounding.Verdict(d.Human)
+	if _, err := addEvent(ctx, tx, e); err != nil {
+		return fail(err)
+	}
+	item, err := loadItem(ctx, tx, it.ID, at)
+	if err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(storeErr(op, err))
+	}
+	return item, true, nil
+}
+
+// SetOverlap sets how many independent verdicts the run's items need (k,
+// 1..grounding.MaxOverlap, else grounding.ErrInvalid). Open items take the
+// new k at once; those that already hold k verdicts settle now. Settled
+// items and conflicts keep theirs. An unknown run is grounding.ErrNotFound.
+func (db *DB) SetOverlap(ctx context.Context, runID int64, k int) error {
+	op := fmt.Sprintf("set overlap of run %d", runID)
+	if !grounding.ValidOverlap(k) {
+		return fmt.Errorf("store: %s: %d verdicts per item: want 1 to %d: %w", op, k, grounding.MaxOverlap, grounding.ErrInvalid)
+	}
+	tx, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	defer tx.Rollback()
+	at := db.now()
+	res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE runs SET overlap = ? WHERE id = ?`), k, runID)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = sql.ErrNoRows
+		}
+		return storeErr(op, err)
+	}
+	var ready []int64
+	err = tx.SelectContext(ctx, &ready, tx.Rebind(`UPDATE queue_items SET required = ? WHERE run_id = ? AND state = ?
+		AND required <> ? RETURNING id`), k, runID, grounding.QueueOpen, k)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	slices.Sort(ready)
+	for _, id := range ready {
+		it, err := db.lockItem(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		evs, err := itemEvents(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := db.apply(ctx, tx, it, grounding.Settle(evs, it.Required), at); err != nil {
+			return err
+		}
+	}
+	return storeErr(op, tx.Commit())
+}
+
+// apply writes a settlement: the item's state, and when the human verdict
+// or its author changed, the decision's human verdict, effective verdict
+// and mask, decided_by/decided_at, and the trajectory and run counters,
+// moved by the difference (increments stay right when two items of one
+// trajectory settle at once, which a recount from a snapshot would not).
+func (db *DB) apply(ctx context.Context, tx *sqlx.Tx, it lockedItem, s grounding.Settlement, at time.Time) error {
+	op := fmt.Sprintf("settle item %d", it.ID)
+	if s.State != it.State {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE queue_items SET state = ? WHERE id = ?`), s.State, it.ID); err != nil {
+			return storeErr(op, err)
+		}
+	}
+	var d struct {
+		Auto      string        `db:"auto_verdict"`
+		Human     string        `db:"human_verdict"`
+		Verdict   string        `db:"verdict"`
+		Mask      int           `db:"mask"`
+		G         int           `db:"g"`
+		FlowOK    bool          `db:"flow_ok"`
+		Queued    bool          `db:"queued"`
+		Reasons   []byte        `db:"reasons"`
+		DecidedBy sql.NullInt64 `db:"decided_by"`
+	}
+	err := tx.GetContext(ctx, &d, tx.Rebind(`SELECT auto_verdict, human_verdict, verdict, mask, g, flow_ok, queued, reasons, decided_by
+		FROM decisions WHERE trajectory_id = ? AND ordinal = ?`+db.d.forUpdate), it.TrajectoryID, it.Ordinal)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	if d.Human == string(s.Human) && d.DecidedBy.Int64 == s.DecidedBy {
+		return nil
+	}
+	var reasons []string
+	if err := json.Unmarshal(d.Reasons, &reasons); err != nil {
+		return fmt.Errorf("store: %s: decode reasons: %w", op, err)
+	}
+	verdict, mask := grounding.EffectiveCheck(grounding.Verdict(d.Auto), d.G, d.FlowOK, reasons, s.Human)
+	var by, when any
+	if s.Human != "" {
+		by, when = s.DecidedBy, dbTime{cmpTime(s.DecidedAt, at)}
+	}
+	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE decisions SET human_verdict = ?, verdict = ?, mask = ?, decided_by = ?, decided_at = ?
+		WHERE trajectory_id = ? AND ordinal = ?`), string(s.Human), string(verdict), mask, by, when, it.TrajectoryID, it.Ordinal)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	var delta counterDelta
+	delta.verdict(grounding.Verdict(d.Verdict), -1)
+	delta.verdict(verdict, +1)
+	delta.supervised = mask - d.Mask
+	if d.Queued && d.Human == "" {
+		delta.queued--
+	}
+	if d.Queued && s.Human == "" {
+		delta.queued++
+	}
+	return delta.write(ctx, tx, it.TrajectoryID, it.RunID)
+}
+
+func cmpTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}
+
+// counterDelta is how one decision's change moves its trajectory's and
+// run's check counters.
+type counterDelta struct{ pass, fail, ambiguous, queued, supervised int }
+
+func (c *counterDelta) verdict(v grounding.Verdict, n int) {
+	switch v {
+	case grounding.VerdictPass:
+		c.pass += n
+	case grounding.VerdictFail:
+		c.fail += n
+	default:
+		c.ambiguous += n
+	}
+}
+
+func (c counterDelta) write(ctx context.Context, tx *sqlx.Tx, trajectoryID, runID int64) error {
+	if c == (counterDelta{}) {
+		return nil
+	}
+	op := fmt.Sprintf("count trajectory %d", trajectoryID)
+	var t struct {
+		Success    bool `db:"success"`
+		WorkflowOK bool `db:"workflow_ok"`
+		Supervised int  `db:"n_supervised"`
+	}
+	err := tx.GetContext(ctx, &t, tx.Rebind(`UPDATE trajectories SET n_pass = n_pass + ?, n_fail = n_fail + ?,
+		n_ambiguous = n_ambiguous + ?, n_queued = n_queued + ?, n_supervised = n_supervised + ?,
+		certified = (success AND workflow_ok AND n_supervised + ? > 0)
+		WHERE id = ? RETURNING success, workflow_ok, n_supervised`),
+		c.pass, c.fail, c.ambiguous, c.queued, c.supervised, c.supervised, trajectoryID)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	certified := func(sup int) int {
+		if t.Success && t.WorkflowOK && sup > 0 {
+			return 1
+		}
+		return 0
+	}
+	dCert := certified(t.Supervised) - certified(t.Supervised-c.supervised)
+	// Last statement of the transaction: the run row is the one every
+	// settlement of the run updates, so it is held for the shortest time.
+	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE runs SET n_pass = n_pass + ?, n_fail = n_fail + ?, n_ambiguous = n_ambiguous + ?,
+		n_queued = n_queued + ?, n_supervised = n_supervised + ?, n_certified = n_certified + ? WHERE id = ?`),
+		c.pass, c.fail, c.ambiguous, c.queued, c.supervised, dCert, runID)
+	return storeErr(fmt.Sprintf("count run %d", runID), err)
+}
+
+// History returns everything about one decision: its queue item, if it has
+// one, and every event, oldest first. An unknown decision is
+// grounding.ErrNotFound.
+func (db *DB) History(ctx context.Context, trajectoryID int64, ordinal int) (grounding.DecisionHistory, error) {
+	op := fmt.Sprintf("history of decision %d of trajectory %d", ordinal, trajectoryID)
+	var h grounding.DecisionHistory
+	var n int
+	if err := db.x.GetContext(ctx, &n, db.x.Rebind(`SELECT COUNT(*) FROM decisions WHERE trajectory_id = ? AND ordinal = ?`), trajectoryID, ordinal); err != nil {
+		return h, storeErr(op, err)
+	}
+	if n == 0 {
+		return h, fmt.Errorf("store: %s: %w", op, grounding.ErrNotFound)
+	}
+	var rows []itemRow
+	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(itemSelect+` WHERE q.trajectory_id = ? AND q.ordinal = ?`),
+		false, dbTime{db.now()}, trajectoryID, ordinal); err != nil {
+		return h, storeErr(op, err)
+	}
+	if len(rows) > 0 {
+		it, err := rows[0].item()
+		if err != nil {
+			return h, fmt.Errorf("store: %s: %w", op, err)
+		}
+		h.Item = &it
+	}
+	var evs []eventRow
+	if err := db.x.SelectContext(ctx, &evs, db.x.Rebind(eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? ORDER BY e.id`), trajectoryID, ordinal); err != nil {
+		return h, storeErr(op, err)
+	}
+	for _, r := range evs {
+		h.Events = append(h.Events, r.event())
+	}
+	return h, nil
+}
+
+// Conflicts lists the items in conflict matching f (its state ignored),
+// best first, each with the standing verdicts and the notes of its current
+// round.
+func (db *DB) Conflicts(ctx context.Context, f grounding.QueueFilter) ([]grounding.ConflictItem, error) {
+	f.State = grounding.QueueConflict
+	page, err := db.Queue(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(page.Items) == 0 {
+		return nil, nil
+	}
+	ids := make([]any, len(page.Items))
+	for i, it := range page.Items {
+		ids[i] = it.ID
+	}
+	var rows []eventRow
+	err = db.x.SelectContext(ctx, &rows, db.x.Rebind(eventSelect+` WHERE e.item_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) ORDER BY e.id`), ids...)
+	if err != nil {
+		return nil, storeErr("conflict events", err)
+	}
+	byItem := map[int64][]grounding.VerdictEvent{}
+	for _, r := range rows {
+		byItem[r.ItemID.Int64] = append(byItem[r.ItemID.Int64], r.event())
+	}
+	out := make([]grounding.ConflictItem, len(page.Items))
+	for i, it := range page.Items {
+		evs := byItem[it.ID]
+		s := grounding.Settle(evs, it.Required)
+		c := grounding.ConflictItem{Item: it, Verdicts: s.Verdicts}
+		for _, e := range evs {
+			if e.Kind == grounding.EventNote && e.ID > s.Round {
+				c.Notes = append(c.Notes, e)
+			}
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// Progress returns the review screen's figures for the user under filter f:
+// their verdicts since 00:00 UTC (undone ones excluded), the open items
+// matching f, and the queue items of f's run (every run when none) by state.
+func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error) {
+	op := fmt.Sprintf("progress of user %d", userID)
+	var p grounding.Progress
+	at := db.now()
+	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
+	err := db.x.GetContext(ctx, &p.MineToday, db.x.Rebind(`SELECT COUNT(*) FROM verdict_events e
+		WHERE e.user_id = ? AND e.created_at >= ? AND e.kind IN (?, ?)
+		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)`),
+		userID, dbTime{day}, grounding.EventVerdict, grounding.EventFinal)
+	if err != nil {
+		return p, storeErr(op, err)
+	}
+	where, args := queueWhere(f)
+	err = db.x.GetContext(ctx, &p.Remaining, db.x.Rebind(`SELECT COUNT(*) FROM queue_items q WHERE q.state = ?`+and(where)),
+		append([]any{grounding.QueueOpen}, args...)...)
+	if err != nil {
+		return p, storeErr(op, err)
+	}
+	q := `SELECT state, COUNT(*) AS n FROM queue_items`
+	var qargs []any
+	if f.RunID != 0 {
+		q += ` WHERE run_id = ?`
+		qargs = append(qargs, f.RunID)
+	}
+	var states []struct {
+		State string `db:"state"`
+		N     int    `db:"n"`
+	}
+	if err := db.x.SelectContext(ctx, &states, db.x.Rebind(q+` GROUP BY state`), qargs...); err != nil {
+		return p, storeErr(op, err)
+	}
+	for _, s := range states {
+		p.Items += s.N
+		switch s.State {
+		case grounding.QueueDone:
+			p.Done = s.N
+		case grounding.QueueConflict:
+			p.Conflicts = s.N
+		}
+	}
+	return p, nil
+}
+
+// Agreement returns the agreement of the annotators of a run (every run
+// when runID is 0) over the standing verdicts of each item's current round,
+// and the names of the annotators it mentions.
+func (db *DB) Agreement(ctx context.Context, runID int64) (grounding.AgreementReport, map[int64]string, error) {
+	op := fmt.Sprintf("agreement of run %d", runID)
+	q := `SELECT c.item_id, c.user_id, u.name, c.verdict FROM claims c
+		JOIN queue_items q ON q.id = c.item_id JOIN users u ON u.id = c.user_id WHERE c.verdict <> ''`
+	var args []any
+	if runID != 0 {
+		q += ` AND q.run_id = ?`
+		args = append(args, runID)
+	}
+	var rows []struct {
+		Item    int64  `db:"item_id"`
+		User    int64  `db:"user_id"`
+		Name    string `db:"name"`
+		Verdict string `db:"verdict"`
+	}
+	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(q), args...); err != nil {
+		return grounding.AgreementReport{}, nil, storeErr(op, err)
+	}
+	names := map[int64]string{}
+	ratings := make([]grounding.Rating, len(rows))
+	for i, r := range rows {
+		names[r.User] = r.Name
+		ratings[i] = grounding.Rating{Item: r.Item, Rater: r.User, Label: r.Verdict}
+	}
+	return grounding.Agreement(ratings), names, nil
+}
+
+// Overlap returns the run's k.
+func (db *DB) Overlap(ctx context.Context, runID int64) (int, error) {
+	var k int
+	err := db.x.GetContext(ctx, &k, db.x.Rebind(`SELECT overlap FROM runs WHERE id = ?`), runID)
+	return k, storeErr(fmt.Sprintf("overlap of run %d", runID), err)
+}
