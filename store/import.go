@@ -287,6 +287,7 @@ type pendingTrajectory struct {
 	check     grounding.Result
 	queued    int   // decisions of t queued for a human
 	row       []any // trajectoryColumns values
+	cov       coverageRow
 }
 
 // add validates t, computes its decisions and row, and flushes a full batch.
@@ -432,7 +433,11 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 	if err != nil {
 		return pendingTrajectory{}, err
 	}
-	return pendingTrajectory{t: t, decisions: decisions, check: check, queued: own.queued, row: []any{
+	cov, err := coverageOf(t, check)
+	if err != nil {
+		return pendingTrajectory{}, err
+	}
+	return pendingTrajectory{t: t, decisions: decisions, check: check, queued: own.queued, cov: cov, row: []any{
 		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
@@ -486,9 +491,10 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 
 	msgs := make([]any, 0, w.batchMsgs*len(messageColumns))
-	var decs, rs, qs []any
+	var decs, rs, qs, covs []any
 	for _, p := range w.batch {
 		id := ids[p.t.ID]
+		covs = append(covs, p.cov.values(id, w.runID)...)
 		for i, m := range p.t.Messages {
 			var calls any
 			if len(m.ToolCalls) > 0 {
@@ -536,6 +542,9 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "queue_items", queueColumns, qs); err != nil {
 		return storeErr(w.op+": queue decisions", err)
+	}
+	if err := w.d.bulk(ctx, w.stmts, w.d, "coverage_paths", coverageColumns, covs); err != nil {
+		return storeErr(w.op+": coverage paths", err)
 	}
 	return nil
 }

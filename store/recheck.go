@@ -75,6 +75,8 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 		type checked struct {
 			id     int64
 			result grounding.Result
+			run    int64
+			steps  []grounding.PathStep // coverage (store/coverage.go)
 		}
 		batch := make([]checked, 0, len(ids))
 		for _, row := range ids {
@@ -86,7 +88,7 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 			if err := sameDecisions(grounding.Decisions(t), r); err != nil {
 				return res, fmt.Errorf("store: recheck trajectory %d: %w", row.ID, err)
 			}
-			batch = append(batch, checked{row.ID, r})
+			batch = append(batch, checked{row.ID, r, row.RunID, grounding.PathSteps(t, r.Decisions)})
 			runs[row.RunID] = true
 		}
 		tx, err := db.x.BeginTxx(ctx, nil)
@@ -103,6 +105,19 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 			res.Trajectories++
 			res.Decisions += len(c.result.Decisions)
 			res.Changed += n
+			if err := writeCoverageSteps(ctx, tx, c.id, c.run, c.steps); err != nil {
+				tx.Rollback()
+				return res, err
+			}
+		}
+		// The paths follow the new steps and the effective masks.
+		done := make([]int64, len(batch))
+		for i, c := range batch {
+			done[i] = c.id
+		}
+		if err := refreshCoverage(ctx, tx, done); err != nil {
+			tx.Rollback()
+			return res, err
 		}
 		if err := tx.Commit(); err != nil {
 			return res, storeErr("recheck: commit", err)
@@ -121,6 +136,9 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 	defer tx.Rollback()
 	for id := range runs {
 		if err := recountRun(ctx, tx, id); err != nil {
+			return res, err
+		}
+		if err := bumpCoverage(ctx, tx, id); err != nil {
 			return res, err
 		}
 	}
