@@ -9,6 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"groundwork/grounding"
 	"groundwork/views"
 )
 
@@ -66,6 +67,8 @@ func chrome(ctx context.Context, title, section string) views.Chrome {
 		c.UserName = u.Name
 		c.UserRole = u.Role
 		c.CanImport = CanImport(u.Role)
+		c.CanLead = grounding.CanLead(u.Role)
+		c.IsAdmin = u.Role == grounding.RoleAdmin
 	}
 	return c
 }

@@ -242,7 +242,9 @@ func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader,
 		if err != nil {
 			return views.DecisionChunk{}, err
 		}
-		c.Cards = append(c.Cards, decisionCard(hd, d, win.msgs, vis, earlier, hid, entries))
+		card := decisionCard(hd, d, win.msgs, vis, earlier, hid, entries)
+		card.HistoryURL, card.EnqueueURL = decisionURLs(ctx, hd.ID, d.Ordinal)
+		c.Cards = append(c.Cards, card)
 	}
 	if more {
 		next := ds[len(ds)-1].Ordinal + 1

@@ -6,6 +6,8 @@ type Chrome struct {
 	UserName  string // "" when nobody is logged in
 	UserRole  string
 	CanImport bool
+	CanLead   bool   // review conflicts, set overlap, manage queues
+	IsAdmin   bool   // manage accounts
 	Section   string // "runs" or "import": the highlighted nav entry
 }
 
@@ -159,6 +161,10 @@ type DecisionCard struct {
 	Visible VisiblePane
 	Action  ActionPane
 	Hidden  HiddenPane
+	// HistoryURL loads the decision's label history; EnqueueURL, set for
+	// leads only, sends the decision to the human queue.
+	HistoryURL string
+	EnqueueURL string
 }
 
 // VisiblePane is what the agent could see before the decision: the last few
@@ -299,4 +305,5 @@ type ArgView struct {
 	Needle      string // the text to highlight in that message
 	HiddenEntry string // hidden entry index, or ""
 	HiddenMsg   string // hidden message index, or ""
+	Question    bool   // the argument left the decision to a human (review pre-highlights it)
 }

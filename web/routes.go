@@ -21,6 +21,9 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	trajectories := handlers.NewTrajectories(log, db)
 	imports := handlers.NewImports(log, imp, cfg.MaxUploadBytes, cfg.UploadDir)
 	swe := handlers.NewSWE(log, db)
+	review := handlers.NewReview(log, db, cfg.ClaimLease)
+	queue := handlers.NewQueue(log, db)
+	users := handlers.NewUsers(log, db)
 
 	r := chi.NewRouter()
 	r.Use(
@@ -67,6 +70,16 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 			r.Get("/trajectories/{trajectoryID}/messages/{index}", trajectories.Message)
 			r.Get("/trajectories/{trajectoryID}/hidden/{entry}", trajectories.Hidden)
 
+			// Adjudication: every role judges queued decisions.
+			r.Get("/review", review.Show)
+			r.Post("/review/undo", review.Undo)
+			r.Post("/review/{itemID}/verdict", review.Verdict)
+			r.Post("/review/{itemID}/skip", review.Skip)
+			r.Post("/review/{itemID}/note", review.Note)
+			r.Post("/review/{itemID}/renew", review.Renew)
+			r.Get("/queue", queue.List)
+			r.Get("/trajectories/{trajectoryID}/decisions/{ordinal}/history", queue.History)
+
 			r.Group(func(r chi.Router) {
 				r.Use(requireRole(log, grounding.RoleAdmin, grounding.RoleResearcher))
 				r.Get("/import", imports.Form)
@@ -79,6 +92,19 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 				r.Get("/swe/trajectories/{trajectoryID}/steps/{step}", swe.Step)
 				r.Get("/swe/instances", swe.Instances)
 				r.Get("/swe/instances/{instanceID}", swe.Instance)
+
+				// Leads review conflicts, set overlap and manage queues.
+				r.Get("/queue/conflicts", queue.Conflicts)
+				r.Post("/queue/{itemID}/final", queue.Final)
+				r.Post("/trajectories/{trajectoryID}/decisions/{ordinal}/enqueue", queue.Enqueue)
+				r.Post("/runs/{runID}/overlap", queue.Overlap)
+				r.Get("/agreement", queue.Agreement)
+			})
+
+			r.Group(func(r chi.Router) {
+				r.Use(requireRole(log, grounding.RoleAdmin))
+				r.Get("/admin/users", users.List)
+				r.Post("/admin/users", users.Create)
 			})
 		})
 	})

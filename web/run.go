@@ -29,7 +29,7 @@ import (
 const usage = `groundwork: grounding review of tool-use agent logs
 
 usage:
-  groundwork serve   [--addr :8080] [--db URL] [--data DIR] [--no-demo] [--max-upload BYTES]
+  groundwork serve   [--addr :8080] [--db URL] [--data DIR] [--no-demo] [--max-upload BYTES] [--lease 15m]
   groundwork migrate [--db URL]
   groundwork import  [--db URL] [--run NAME] [--format auto|canonical|tau-bench|openai-jsonl] FILE...
   groundwork user add NAME --role admin|researcher|annotator [--db URL]
@@ -320,6 +320,7 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 	addr := fs.String("addr", "", "listen address (default :$PORT, else localhost:8080)")
 	noDemo := fs.Bool("no-demo", false, "do not load the demo pool into an empty database")
 	maxUpload := fs.Int64("max-upload", 1<<30, "largest accepted upload in bytes")
+	lease := fs.Duration("lease", store.DefaultLease, "how long an annotator's claim on a queue item lasts without activity")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -354,6 +355,7 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 	}
 	h, err := NewHandler(Config{
 		MaxUploadBytes: *maxUpload,
+		ClaimLease:     *lease,
 		UploadDir:      uploadDir,
 		SecureCookies:  strings.HasPrefix(getenv("GROUNDWORK_BASE_URL"), "https://"),
 		Logger:         logger,
@@ -459,6 +461,10 @@ func sweepSessions(ctx context.Context, db *store.DB, logger *slog.Logger) {
 				logger.Warn("sweep sessions", "err", err)
 			} else if n > 0 {
 				logger.Info("swept expired sessions", "count", strconv.FormatInt(n, 10))
+			}
+			// Expired claims never count; deleting them only keeps the table small.
+			if _, err := db.ReleaseExpired(ctx); err != nil {
+				logger.Warn("release expired claims", "err", err)
 			}
 		}
 	}

@@ -26,6 +26,9 @@ type Config struct {
 	SecureCookies bool
 	// Logger receives request and error logs; nil means slog.Default().
 	Logger *slog.Logger
+	// ClaimLease is how long an annotator's claim on a queue item lasts
+	// without activity; 0 means store.DefaultLease (15 minutes).
+	ClaimLease time.Duration
 }
 
 // DefaultMaxUploadBytes is the upload cap when Config leaves it 0.

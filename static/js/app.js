@@ -79,7 +79,10 @@
 
   document.addEventListener("click", function (e) {
     var btn = e.target instanceof Element ? e.target.closest("button.arg") : null;
-    if (!btn) return;
+    if (btn) showEvidence(btn, true);
+  });
+
+  function showEvidence(btn, scroll) {
     var card = btn.closest(".decision");
     if (!card) return;
     clearMarks(card);
@@ -106,11 +109,95 @@
         target = markText(item, btn.querySelector(".strong") ? btn.querySelector(".strong").textContent : "") || item;
       }
     }
-    if (target && target.scrollIntoView) target.scrollIntoView({ block: "nearest", behavior: "smooth" });
-  });
+    if (scroll && target && target.scrollIntoView) target.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
 
   // The server could not be reached at all.
   document.addEventListener("htmx:sendError", function () {
     alertBox("The server could not be reached. Check your connection and try again.");
   });
+  // Review screen (#review): the argument in question is highlighted as
+  // soon as an item shows; keys a/r/s/u press the matching buttons, n goes
+  // to the note, Enter saves it, ? toggles the shortcut list. The lease is
+  // renewed while the annotator is active.
+  function review() { return document.getElementById("review"); }
+
+  function onReview() {
+    var r = review();
+    if (!r) return;
+    var q = r.querySelector("button.arg[data-question]");
+    if (q) showEvidence(q, false);
+  }
+  document.addEventListener("DOMContentLoaded", onReview);
+  document.addEventListener("htmx:afterSettle", onReview);
+
+  function typing(el) {
+    return el instanceof HTMLElement && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  function toggleShortcuts() {
+    var d = document.getElementById("shortcuts");
+    if (!d) return;
+    if (d.open) d.close(); else d.showModal();
+  }
+
+  document.addEventListener("click", function (e) {
+    if (e.target instanceof Element && e.target.closest("[data-shortcuts]")) toggleShortcuts();
+  });
+
+  document.addEventListener("keydown", function (e) {
+    var r = review();
+    if (!r || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+    var t = e.target;
+    if (typing(t)) {
+      if (t.hasAttribute("data-note-input") && e.key === "Enter" && !e.shiftKey) {
+        e.preventDefault();
+        if (t.value.trim() !== "" && t.form) t.form.requestSubmit();
+      } else if (e.key === "Escape") {
+        t.blur();
+      }
+      return;
+    }
+    if (e.key === "?") {
+      e.preventDefault();
+      toggleShortcuts();
+      return;
+    }
+    var d = document.getElementById("shortcuts");
+    if (d && d.open) return;
+    if (e.key === "n") {
+      var note = r.querySelector("[data-note-input]");
+      if (note) {
+        e.preventDefault();
+        note.focus();
+      }
+      return;
+    }
+    var btn = r.querySelector('button[data-key="' + e.key + '"]');
+    if (btn && !btn.disabled) {
+      e.preventDefault();
+      btn.click();
+    }
+  });
+
+  var lastActive = Date.now(), lastRenew = Date.now();
+  ["keydown", "pointerdown", "scroll", "mousemove"].forEach(function (type) {
+    document.addEventListener(type, function () { lastActive = Date.now(); }, { passive: true });
+  });
+  document.addEventListener("htmx:afterSettle", function () { lastRenew = Date.now(); });
+  setInterval(function () {
+    var r = review();
+    if (!r || !r.dataset.renew) return;
+    var now = Date.now();
+    // Renew every two minutes while someone worked on the page lately.
+    if (now - lastRenew < 120000 || now - lastActive > 300000) return;
+    lastRenew = now;
+    fetch(r.dataset.renew, { method: "POST", credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (resp) {
+        if (resp.status === 409) {
+          alertBox("Your claim on this item has expired and another annotator holds it now. Judging it will record nothing; press s to move on.");
+        }
+      })
+      .catch(function () {});
+  }, 30000);
 })();

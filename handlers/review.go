@@ -1,0 +1,493 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"groundwork/grounding"
+	"groundwork/views"
+)
+
+// reviewStore is what the review screen needs from storage: the decision
+// view's reads and the adjudication calls.
+type reviewStore interface {
+	trajectoryReader
+	// Next claims (or returns the user's live claim on) the best item
+	// matching f; grounding.ErrNotFound when none is left.
+	Next(ctx context.Context, userID int64, f grounding.QueueFilter, lease time.Duration) (grounding.Claim, error)
+	Renew(ctx context.Context, userID, itemID int64, lease time.Duration) (time.Time, error)
+	Submit(ctx context.Context, userID, itemID int64, v grounding.Verdict, note string, lease time.Duration) (grounding.SubmitResult, error)
+	Skip(ctx context.Context, userID, itemID int64) error
+	Undo(ctx context.Context, userID, eventID int64, lease time.Duration) (grounding.VerdictEvent, error)
+	// LastUndoable returns grounding.ErrNotFound when there is nothing.
+	LastUndoable(ctx context.Context, userID int64) (grounding.VerdictEvent, error)
+	AddNote(ctx context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error)
+	Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error)
+	History(ctx context.Context, trajectoryID int64, ordinal int) (grounding.DecisionHistory, error)
+	Run(ctx context.Context, id int64) (grounding.Run, error)
+}
+
+// Review serves the review screen: one claimed decision at a time, the
+// verdict keys, skip, undo and notes.
+type Review struct {
+	log   *slog.Logger
+	store reviewStore
+	lease time.Duration
+}
+
+// NewReview returns the review handlers; lease is how long a claim lasts
+// without activity (0: the store's default, 15 minutes).
+func NewReview(log *slog.Logger, store reviewStore, lease time.Duration) *Review {
+	return &Review{log: log, store: store, lease: lease}
+}
+
+func (h *Review) fail(w http.ResponseWriter, r *http.Request, err error) { fail(h.log, w, r, err) }
+
+// Show claims the next item of the queue chosen by ?run, domain, tool and
+// reason (or returns the one the annotator already holds) and renders it.
+func (h *Review) Show(w http.ResponseWriter, r *http.Request) {
+	u, ok := CurrentUser(r.Context())
+	if !ok {
+		h.fail(w, r, Error(http.StatusUnauthorized, "Log in first."))
+		return
+	}
+	f, err := parseQueueFilter(r.URL.Query())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.screen(w, r, u, f, http.StatusOK, views.Notice{})
+}
+
+// Verdict records the annotator's verdict on the item and answers with the
+// next item (htmx) or a redirect to it. Refusals (not claimed, expired,
+// already settled) answer 409 with the fresh screen and a message saying
+// that nothing was recorded; a repeated submission says it was recorded once.
+func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
+	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, error) {
+		v := grounding.Verdict(r.PostForm.Get("verdict"))
+		if v != grounding.VerdictPass && v != grounding.VerdictFail {
+			return views.Notice{}, Error(http.StatusUnprocessableEntity, "A verdict is pass (a) or fail (r).")
+		}
+		res, err := h.store.Submit(r.Context(), u.ID, itemID, v, r.PostForm.Get("note"), h.lease)
+		if err != nil {
+			return views.Notice{}, err
+		}
+		if res.Repeated {
+			if res.Event.Verdict == v {
+				return views.Notice{Tone: "ok", Text: "Already recorded: your “" + verdictLabel(v) + "” on that decision was recorded once (double click or another tab)."}, nil
+			}
+			return views.Notice{Tone: "warn", Text: "You had already recorded “" + verdictLabel(res.Event.Verdict) + "” on that decision (another tab?); nothing changed. Press u to undo it if you meant “" + verdictLabel(v) + "”."}, nil
+		}
+		text := "Recorded “" + verdictLabel(v) + "”."
+		switch res.State {
+		case grounding.QueueConflict:
+			text += " The verdicts disagree: the item goes to a lead for review."
+		case grounding.QueueOpen:
+			text += " The item waits for more independent verdicts."
+		}
+		return views.Notice{Tone: "ok", Text: text + " Press u to undo."}, nil
+	})
+}
+
+// Skip passes the item on to someone else.
+func (h *Review) Skip(w http.ResponseWriter, r *http.Request) {
+	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, error) {
+		if err := h.store.Skip(r.Context(), u.ID, itemID); err != nil {
+			return views.Notice{}, err
+		}
+		return views.Notice{Tone: "ok", Text: "Skipped: someone else will judge it."}, nil
+	})
+}
+
+// Note records a note on the item and shows the same item again.
+func (h *Review) Note(w http.ResponseWriter, r *http.Request) {
+	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, error) {
+		_, repeated, err := h.store.AddNote(r.Context(), u.ID, itemID, r.PostForm.Get("note"))
+		if errors.Is(err, grounding.ErrInvalid) {
+			return views.Notice{}, Error(http.StatusUnprocessableEntity, "A note needs some text (at most 4,000 characters).")
+		}
+		if err != nil {
+			return views.Notice{}, err
+		}
+		if repeated {
+			return views.Notice{Tone: "ok", Text: "That note is already saved."}, nil
+		}
+		return views.Notice{Tone: "ok", Text: "Note saved."}, nil
+	})
+}
+
+// Undo undoes the verdict the page offered (form field event) and shows
+// that item again for a new verdict.
+func (h *Review) Undo(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, badRequest("could not read the form"))
+		return
+	}
+	u, ok := CurrentUser(r.Context())
+	if !ok {
+		h.fail(w, r, Error(http.StatusUnauthorized, "Log in first."))
+		return
+	}
+	f, err := parseQueueFilter(r.Form)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var eventID int64
+	if s := r.PostForm.Get("event"); s != "" {
+		if eventID, err = strconv.ParseInt(s, 10, 64); err != nil || eventID <= 0 {
+			h.fail(w, r, badRequest("event must be a number"))
+			return
+		}
+	}
+	e, err := h.store.Undo(r.Context(), u.ID, eventID, h.lease)
+	notice := views.Notice{Tone: "ok"}
+	status := http.StatusOK
+	switch {
+	case err == nil:
+		if e.PrevVerdict != "" && e.Verdict == "" {
+			notice.Text = "Undone: the decision's “" + verdictLabel(e.PrevVerdict) + "” is withdrawn"
+		} else {
+			notice.Text = "Undone"
+		}
+		notice.Text += "; the item is yours to judge again."
+	case refusal(err) != "":
+		status, notice = http.StatusConflict, views.Notice{Tone: "warn", Text: refusal(err)}
+	default:
+		h.fail(w, r, err)
+		return
+	}
+	h.after(w, r, u, f, status, notice)
+}
+
+// Renew extends the annotator's lease while they are active (the page
+// script calls it); 204 on success.
+func (h *Review) Renew(w http.ResponseWriter, r *http.Request) {
+	u, ok := CurrentUser(r.Context())
+	if !ok {
+		h.fail(w, r, Error(http.StatusUnauthorized, "Log in first."))
+		return
+	}
+	itemID, ok := intParam(r, "itemID")
+	if !ok {
+		h.fail(w, r, badRequest("item id must be a number"))
+		return
+	}
+	if _, err := h.store.Renew(r.Context(), u.ID, itemID, h.lease); err != nil {
+		if msg := refusal(err); msg != "" {
+			h.fail(w, r, Error(http.StatusConflict, msg))
+			return
+		}
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// act parses an item action, runs do and answers with the next screen.
+func (h *Review) act(w http.ResponseWriter, r *http.Request, do func(u grounding.User, itemID int64) (views.Notice, error)) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, badRequest("could not read the form"))
+		return
+	}
+	u, ok := CurrentUser(r.Context())
+	if !ok {
+		h.fail(w, r, Error(http.StatusUnauthorized, "Log in first."))
+		return
+	}
+	itemID, ok := intParam(r, "itemID")
+	if !ok {
+		h.fail(w, r, badRequest("item id must be a number"))
+		return
+	}
+	f, err := parseQueueFilter(r.Form)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	notice, err := do(u, itemID)
+	status := http.StatusOK
+	if err != nil {
+		msg := refusal(err)
+		if msg == "" {
+			h.fail(w, r, err)
+			return
+		}
+		status, notice = http.StatusConflict, views.Notice{Tone: "warn", Text: msg}
+	}
+	h.after(w, r, u, f, status, notice)
+}
+
+// after answers a review action: the next screen for htmx (or a refusal
+// shown as a full page), a See Other to the review URL for a plain form.
+func (h *Review) after(w http.ResponseWriter, r *http.Request, u grounding.User, f grounding.QueueFilter, status int, notice views.Notice) {
+	if !isPartial(r) && status < 400 {
+		http.Redirect(w, r, reviewURL(f), http.StatusSeeOther)
+		return
+	}
+	h.screen(w, r, u, f, status, notice)
+}
+
+// refusal is the user-facing message of an adjudication refusal, "" for
+// any other error. Each says that nothing was recorded.
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, grounding.ErrClaimExpired):
+		return "Your claim on that item expired after a while without activity, and another annotator holds it now. Nothing was recorded; here is your next item."
+	case errors.Is(err, grounding.ErrNotClaimed):
+		return "That item is not yours to judge: it was handed to someone else, you skipped it, or you moved on to another item (another tab?). Nothing was recorded; here is your current item."
+	case errors.Is(err, grounding.ErrItemClosed):
+		return "That item was settled meanwhile (by other verdicts, or it went to a lead). Nothing was recorded."
+	case errors.Is(err, grounding.ErrNothingToUndo):
+		return "Nothing to undo: that verdict was already undone (double press or another tab), or you have none left."
+	case errors.Is(err, grounding.ErrFinalized):
+		return "A lead has set the final verdict on that item, so your verdict there can no longer be undone."
+	case errors.Is(err, grounding.ErrNotFound):
+		return "That item is no longer in the queue (a recheck settled it automatically). Nothing was recorded."
+	}
+	return ""
+}
+
+func verdictLabel(v grounding.Verdict) string {
+	switch v {
+	case grounding.VerdictPass:
+		return "grounded — supervise"
+	case grounding.VerdictFail:
+		return "not inferable"
+	}
+	return string(v)
+}
+
+// screen renders the review screen for u: their current item (claimed now
+// if needed), progress and the undo offer.
+func (h *Review) screen(w http.ResponseWriter, r *http.Request, u grounding.User, f grounding.QueueFilter, status int, notice views.Notice) {
+	ctx := r.Context()
+	p := views.ReviewPage{Filter: reviewFilter(f), Notice: notice, QueueURL: withQuery("/queue", queueQuery(f))}
+	c, err := h.store.Next(ctx, u.ID, f, h.lease)
+	switch {
+	case errors.Is(err, grounding.ErrNotFound):
+		p.Empty = "Nothing left for you in this queue: every item is settled, held by enough annotators, or already has your verdict."
+	case err != nil:
+		h.fail(w, r, err)
+		return
+	default:
+		item, err := h.item(ctx, u, f, c)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		p.Item = item
+	}
+	if err := h.progress(ctx, u, f, &p); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	last, err := h.store.LastUndoable(ctx, u.ID)
+	switch {
+	case err == nil:
+		label := string(last.Verdict) + " on decision " + strconv.Itoa(last.Ordinal+1)
+		if last.Kind == grounding.EventFinal {
+			label = "final " + label
+		}
+		p.Undo = &views.UndoForm{URL: "/review/undo", Event: strconv.FormatInt(last.ID, 10), Label: label}
+	case !errors.Is(err, grounding.ErrNotFound):
+		h.fail(w, r, err)
+		return
+	}
+	if status >= 400 && notice.Text != "" {
+		// The refusal is shown in the screen; keep htmx swapping it there.
+		w.Header().Set(HXRetarget, "#review")
+		w.Header().Set(HXReswap, "outerHTML")
+	}
+	w.Header().Set(HXPushURL, reviewURL(f))
+	render(w, r, status, page{title: "Review", section: "review", body: views.Review(p), fragment: views.Review(p)})
+}
+
+func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.QueueFilter, p *views.ReviewPage) error {
+	pr, err := h.store.Progress(ctx, u.ID, f)
+	if err != nil {
+		return err
+	}
+	over := "of " + count(pr.Items) + " queued items in all runs"
+	if f.RunID != 0 {
+		run, err := h.store.Run(ctx, f.RunID)
+		if err != nil {
+			return err
+		}
+		p.Filter.Label = strings.Replace(p.Filter.Label, "run "+strconv.FormatInt(f.RunID, 10), run.Name, 1)
+		over = "of " + count(pr.Items) + " queued items in " + run.Name
+	}
+	p.Progress = views.ReviewProgress{
+		Remaining: count(pr.Remaining) + " left",
+		MineToday: count(pr.MineToday) + " today",
+		RunShare:  percent(pr.Done, pr.Items) + " adjudicated",
+		RunOver:   over,
+	}
+	if pr.Conflicts > 0 {
+		p.Progress.Conflicts = count(pr.Conflicts) + " in review"
+	}
+	return nil
+}
+
+// item builds the claimed decision's screen: the decision card with its
+// three panes (as on the trajectory page), the arguments in question
+// marked for the page script to highlight, and why it was queued.
+func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFilter, c grounding.Claim) (*views.ReviewItem, error) {
+	it := c.Item
+	hd, err := h.store.Trajectory(ctx, it.TrajectoryID)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := h.store.Decisions(ctx, it.TrajectoryID, it.Ordinal, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(ds) == 0 {
+		return nil, grounding.ErrNotFound
+	}
+	tr := &Trajectories{log: h.log, store: h.store}
+	win, err := tr.window(ctx, hd.ID, ds)
+	if err != nil {
+		return nil, err
+	}
+	vis, earlier, hid, err := win.before(ctx, h.store, hd.ID, ds[0].Message)
+	if err != nil {
+		return nil, err
+	}
+	card := decisionCard(hd, ds[0], win.msgs, vis, earlier, hid, hiddenEntries(hd))
+	question := map[string]bool{}
+	for _, a := range it.Args {
+		question[a.Path] = true
+	}
+	if card.Check != nil {
+		for i := range card.Check.Args {
+			card.Check.Args[i].Question = question[card.Check.Args[i].Path]
+		}
+	}
+	id := strconv.FormatInt(it.ID, 10)
+	base := "/review/" + id
+	ri := &views.ReviewItem{
+		ID:            id,
+		VerdictURL:    base + "/verdict",
+		SkipURL:       base + "/skip",
+		NoteURL:       base + "/note",
+		RenewURL:      base + "/renew",
+		TrajectoryURL: trajectoryURL(hd.ID) + "#d" + strconv.Itoa(it.Ordinal),
+		ExtID:         hd.ExtID,
+		RunName:       hd.RunName,
+		Decision:      card.Title,
+		Why:           it.Why,
+		LeadNote:      it.Note,
+		Card:          card,
+	}
+	for _, a := range it.Args {
+		ri.Question = append(ri.Question, views.QuestionView{Path: a.Path, Value: valueText(a.Value), Status: a.Status, Note: a.Where.String()})
+	}
+	if it.Required > 1 {
+		ri.Verdicts = "needs " + strconv.Itoa(it.Required) + " independent verdicts · " + strconv.Itoa(it.Verdicts) + " given"
+	}
+	hist, err := h.store.History(ctx, it.TrajectoryID, it.Ordinal)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range hist.Events {
+		if e.Kind == grounding.EventNote && e.UserID == u.ID {
+			ri.Notes = append(ri.Notes, eventView(e))
+		}
+	}
+	return ri, nil
+}
+
+// parseQueueFilter reads the queue filter of the review and queue pages.
+func parseQueueFilter(q url.Values) (grounding.QueueFilter, error) {
+	f := grounding.QueueFilter{Domain: q.Get("domain"), Tool: q.Get("tool"), Reason: q.Get("reason"), State: q.Get("state"), After: q.Get("after")}
+	if s := q.Get("run"); s != "" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return f, badRequest("run must be a run id")
+		}
+		f.RunID = id
+	}
+	switch f.State {
+	case "", "all", grounding.QueueOpen, grounding.QueueConflict, grounding.QueueDone:
+	default:
+		return f, badRequest("state must be open, conflict, done or all")
+	}
+	return f, nil
+}
+
+// queueQuery encodes f's filters (not state or cursor) for links.
+func queueQuery(f grounding.QueueFilter) url.Values {
+	v := url.Values{}
+	if f.RunID != 0 {
+		v.Set("run", strconv.FormatInt(f.RunID, 10))
+	}
+	if f.Domain != "" {
+		v.Set("domain", f.Domain)
+	}
+	if f.Tool != "" {
+		v.Set("tool", f.Tool)
+	}
+	if f.Reason != "" {
+		v.Set("reason", f.Reason)
+	}
+	return v
+}
+
+func reviewURL(f grounding.QueueFilter) string { return withQuery("/review", queueQuery(f)) }
+
+func reviewFilter(f grounding.QueueFilter) views.ReviewFilter {
+	rf := views.ReviewFilter{Domain: f.Domain, Tool: f.Tool, Reason: f.Reason}
+	var label []string
+	if f.RunID != 0 {
+		rf.Run = strconv.FormatInt(f.RunID, 10)
+		label = append(label, "run "+rf.Run)
+	}
+	for _, s := range []string{f.Domain, f.Tool, f.Reason} {
+		if s != "" {
+			label = append(label, s)
+		}
+	}
+	rf.Label = strings.Join(label, " · ")
+	if rf.Label == "" {
+		rf.Label = "all runs"
+	}
+	return rf
+}
+
+// eventView formats one history event on one line.
+func eventView(e grounding.VerdictEvent) views.EventView {
+	v := views.EventView{When: dateTime(e.CreatedAt), User: e.UserName, Kind: e.Kind, Verdict: string(e.Verdict), Prev: string(e.PrevVerdict), Note: e.Note}
+	switch e.Kind {
+	case grounding.EventVerdict:
+		v.Text = "judged it " + string(e.Verdict)
+	case grounding.EventFinal:
+		v.Text = "set the final verdict " + string(e.Verdict)
+	case grounding.EventUndo:
+		v.Text = "undid event " + strconv.FormatInt(e.Undoes, 10)
+	case grounding.EventSkip:
+		v.Text = "skipped it"
+	case grounding.EventNote:
+		v.Text = "noted"
+	case grounding.EventEnqueue:
+		v.Text = "sent it to the queue"
+	default:
+		v.Text = e.Kind
+	}
+	switch {
+	case (e.Kind == grounding.EventUndo || e.Kind == grounding.EventFinal) && e.PrevVerdict != e.Verdict:
+		v.Text += " (human verdict " + orDash(string(e.PrevVerdict)) + " → " + orDash(string(e.Verdict)) + ")"
+	case e.Kind == grounding.EventEnqueue && e.PrevVerdict != "":
+		v.Text += " (its human verdict " + string(e.PrevVerdict) + " stands until the new round settles)"
+	}
+	return v
+}

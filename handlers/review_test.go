@@ -1,0 +1,549 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/go-chi/chi/v5"
+
+	"groundwork/grounding"
+)
+
+// fakeAdjudication adds the adjudication calls to fakeStore, func-field
+// style; a nil field fails the test when called.
+type fakeAdjudication struct {
+	*fakeStore
+	NextFn         func(userID int64, f grounding.QueueFilter) (grounding.Claim, error)
+	RenewFn        func(userID, itemID int64) (time.Time, error)
+	SubmitFn       func(userID, itemID int64, v grounding.Verdict, note string) (grounding.SubmitResult, error)
+	SkipFn         func(userID, itemID int64) error
+	UndoFn         func(userID, eventID int64) (grounding.VerdictEvent, error)
+	LastUndoableFn func(userID int64) (grounding.VerdictEvent, error)
+	AddNoteFn      func(userID, itemID int64, note string) (grounding.VerdictEvent, bool, error)
+	ProgressFn     func(userID int64, f grounding.QueueFilter) (grounding.Progress, error)
+	HistoryFn      func(tid int64, ord int) (grounding.DecisionHistory, error)
+	QueueFn        func(f grounding.QueueFilter) (grounding.QueuePage, error)
+	ConflictsFn    func(f grounding.QueueFilter) ([]grounding.ConflictItem, error)
+	FinalizeFn     func(leadID, itemID int64, v grounding.Verdict, reason string) (grounding.SubmitResult, error)
+	EnqueueFn      func(leadID, tid int64, ord int, note string) (grounding.QueueItem, bool, error)
+	SetOverlapFn   func(runID int64, k int) error
+	OverlapFn      func(runID int64) (int, error)
+	AgreementFn    func(runID int64) (grounding.AgreementReport, map[int64]string, error)
+	UsersFn        func() ([]grounding.User, error)
+	CreateUserFn   func(name, role string, hash []byte) (grounding.User, error)
+}
+
+func (f *fakeAdjudication) Next(_ context.Context, userID int64, q grounding.QueueFilter, _ time.Duration) (grounding.Claim, error) {
+	if f.NextFn == nil {
+		f.missing("Next")
+	}
+	return f.NextFn(userID, q)
+}
+func (f *fakeAdjudication) Renew(_ context.Context, userID, itemID int64, _ time.Duration) (time.Time, error) {
+	if f.RenewFn == nil {
+		f.missing("Renew")
+	}
+	return f.RenewFn(userID, itemID)
+}
+func (f *fakeAdjudication) Submit(_ context.Context, userID, itemID int64, v grounding.Verdict, note string, _ time.Duration) (grounding.SubmitResult, error) {
+	if f.SubmitFn == nil {
+		f.missing("Submit")
+	}
+	return f.SubmitFn(userID, itemID, v, note)
+}
+func (f *fakeAdjudication) Skip(_ context.Context, userID, itemID int64) error {
+	if f.SkipFn == nil {
+		f.missing("Skip")
+	}
+	return f.SkipFn(userID, itemID)
+}
+func (f *fakeAdjudication) Undo(_ context.Context, userID, eventID int64, _ time.Duration) (grounding.VerdictEvent, error) {
+	if f.UndoFn == nil {
+		f.missing("Undo")
+	}
+	return f.UndoFn(userID, eventID)
+}
+func (f *fakeAdjudication) LastUndoable(_ context.Context, userID int64) (grounding.VerdictEvent, error) {
+	if f.LastUndoableFn == nil {
+		f.missing("LastUndoable")
+	}
+	return f.LastUndoableFn(userID)
+}
+func (f *fakeAdjudication) AddNote(_ context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error) {
+	if f.AddNoteFn == nil {
+		f.missing("AddNote")
+	}
+	return f.AddNoteFn(userID, itemID, note)
+}
+func (f *fakeAdjudication) Progress(_ context.Context, userID int64, q grounding.QueueFilter) (grounding.Progress, error) {
+	if f.ProgressFn == nil {
+		f.missing("Progress")
+	}
+	return f.ProgressFn(userID, q)
+}
+func (f *fakeAdjudication) History(_ context.Context, tid int64, ord int) (grounding.DecisionHistory, error) {
+	if f.HistoryFn == nil {
+		f.missing("History")
+	}
+	return f.HistoryFn(tid, ord)
+}
+func (f *fakeAdjudication) Queue(_ context.Context, q grounding.QueueFilter) (grounding.QueuePage, error) {
+	if f.QueueFn == nil {
+		f.missing("Queue")
+	}
+	return f.QueueFn(q)
+}
+func (f *fakeAdjudication) Conflicts(_ context.Context, q grounding.QueueFilter) ([]grounding.ConflictItem, error) {
+	if f.ConflictsFn == nil {
+		f.missing("Conflicts")
+	}
+	return f.ConflictsFn(q)
+}
+func (f *fakeAdjudication) Finalize(_ context.Context, leadID, itemID int64, v grounding.Verdict, reason string) (grounding.SubmitResult, error) {
+	if f.FinalizeFn == nil {
+		f.missing("Finalize")
+	}
+	return f.FinalizeFn(leadID, itemID, v, reason)
+}
+func (f *fakeAdjudication) Enqueue(_ context.Context, leadID, tid int64, ord int, note string) (grounding.QueueItem, bool, error) {
+	if f.EnqueueFn == nil {
+		f.missing("Enqueue")
+	}
+	return f.EnqueueFn(leadID, tid, ord, note)
+}
+func (f *fakeAdjudication) SetOverlap(_ context.Context, runID int64, k int) error {
+	if f.SetOverlapFn == nil {
+		f.missing("SetOverlap")
+	}
+	return f.SetOverlapFn(runID, k)
+}
+func (f *fakeAdjudication) Overlap(_ context.Context, runID int64) (int, error) {
+	if f.OverlapFn == nil {
+		f.missing("Overlap")
+	}
+	return f.OverlapFn(runID)
+}
+func (f *fakeAdjudication) Agreement(_ context.Context, runID int64) (grounding.AgreementReport, map[int64]string, error) {
+	if f.AgreementFn == nil {
+		f.missing("Agreement")
+	}
+	return f.AgreementFn(runID)
+}
+func (f *fakeAdjudication) Users(context.Context) ([]grounding.User, error) {
+	if f.UsersFn == nil {
+		f.missing("Users")
+	}
+	return f.UsersFn()
+}
+func (f *fakeAdjudication) CreateUser(_ context.Context, name, role string, hash []byte) (grounding.User, error) {
+	if f.CreateUserFn == nil {
+		f.missing("CreateUser")
+	}
+	return f.CreateUserFn(name, role, hash)
+}
+
+var (
+	annotator = &grounding.User{ID: 2, Name: "ann", Role: grounding.RoleAnnotator}
+	admin     = &grounding.User{ID: 3, Name: "ada", Role: grounding.RoleAdmin}
+)
+
+// reviewItem is queue item 7: decision 1 of trajectory 5 (the sample's
+// tool call), queued because its reservation id is in question.
+func reviewItem() grounding.QueueItem {
+	return grounding.QueueItem{ID: 7, RunID: 1, TrajectoryID: 5, Ordinal: 0, RunName: "demo", ExtID: "t-1", Domain: "airline",
+		Tool: "get_reservation_details", Source: grounding.SourceAuto, Why: []string{grounding.ReasonChoice}, Priority: 2, Required: 1,
+		State: grounding.QueueOpen, Args: []grounding.ArgEvidence{{Path: "reservation_id", Value: json.RawMessage(`"NO6JO3"`), Status: grounding.StatusChoice,
+			Where: grounding.Evidence{Found: "visible", Message: 1, Note: "one of 2 visible reservations"}}}}
+}
+
+// adjudicationStore serves the sample trajectory and a queue with item 7.
+func adjudicationStore(t *testing.T) *fakeAdjudication {
+	st := runStore(t)
+	// The stored check marks the tool call's argument as the one in question.
+	inner := st.DecisionsFn
+	st.DecisionsFn = func(id int64, from, limit int) ([]grounding.StoredDecision, error) {
+		ds, err := inner(id, from, limit)
+		if len(ds) > 0 && ds[0].Ordinal == 0 {
+			ds[0].Args = reviewItem().Args
+		}
+		return ds, err
+	}
+	traj := st.TrajectoryFn
+	st.TrajectoryFn = func(id int64) (grounding.TrajectoryHeader, error) {
+		h, err := traj(id)
+		h.EngineVersion, h.Profile = grounding.EngineVersion, "generic@1"
+		return h, err
+	}
+	f := &fakeAdjudication{fakeStore: st}
+	f.NextFn = func(userID int64, q grounding.QueueFilter) (grounding.Claim, error) {
+		return grounding.Claim{Item: reviewItem(), UserID: userID}, nil
+	}
+	f.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
+		return grounding.Progress{MineToday: 3, Remaining: 12, Items: 20, Done: 5, Conflicts: 1}, nil
+	}
+	f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) {
+		return grounding.VerdictEvent{ID: 41, Kind: grounding.EventVerdict, Verdict: grounding.VerdictPass, Ordinal: 2}, nil
+	}
+	f.HistoryFn = func(tid int64, ord int) (grounding.DecisionHistory, error) {
+		it := reviewItem()
+		return grounding.DecisionHistory{Item: &it, Events: []grounding.VerdictEvent{
+			{ID: 40, UserID: 2, UserName: "ann", Kind: grounding.EventNote, Note: "two reservations visible", CreatedAt: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)},
+			{ID: 42, UserID: 9, UserName: "bob", Kind: grounding.EventVerdict, Verdict: grounding.VerdictFail},
+		}}, nil
+	}
+	f.SubmitFn = func(userID, itemID int64, v grounding.Verdict, note string) (grounding.SubmitResult, error) {
+		return grounding.SubmitResult{Event: grounding.VerdictEvent{ID: 43, Verdict: v}, State: grounding.QueueDone, Human: v}, nil
+	}
+	f.SkipFn = func(int64, int64) error { return nil }
+	f.AddNoteFn = func(userID, itemID int64, note string) (grounding.VerdictEvent, bool, error) {
+		if strings.TrimSpace(note) == "" {
+			return grounding.VerdictEvent{}, false, fmt.Errorf("blank: %w", grounding.ErrInvalid)
+		}
+		return grounding.VerdictEvent{ID: 44, Kind: grounding.EventNote, Note: note}, false, nil
+	}
+	f.UndoFn = func(userID, eventID int64) (grounding.VerdictEvent, error) {
+		if eventID != 41 {
+			return grounding.VerdictEvent{}, fmt.Errorf("store: undo: %w", grounding.ErrNothingToUndo)
+		}
+		return grounding.VerdictEvent{ID: 45, Kind: grounding.EventUndo, Undoes: 41, PrevVerdict: grounding.VerdictPass}, nil
+	}
+	f.RenewFn = func(userID, itemID int64) (time.Time, error) { return time.Now().Add(time.Minute), nil }
+	f.QueueFn = func(q grounding.QueueFilter) (grounding.QueuePage, error) {
+		return grounding.QueuePage{Items: []grounding.QueueItem{reviewItem()}, Next: "2.1.7"}, nil
+	}
+	f.OverlapFn = func(int64) (int, error) { return 2, nil }
+	f.SetOverlapFn = func(int64, int) error { return nil }
+	f.ConflictsFn = func(grounding.QueueFilter) ([]grounding.ConflictItem, error) {
+		it := reviewItem()
+		it.State = grounding.QueueConflict
+		return []grounding.ConflictItem{{Item: it, Verdicts: []grounding.VerdictEvent{
+			{UserName: "ann", Kind: grounding.EventVerdict, Verdict: grounding.VerdictPass, Note: "the user named it"},
+			{UserName: "bob", Kind: grounding.EventVerdict, Verdict: grounding.VerdictFail},
+		}, Notes: []grounding.VerdictEvent{{UserName: "bob", Kind: grounding.EventNote, Note: "two reservations"}}}}, nil
+	}
+	f.FinalizeFn = func(leadID, itemID int64, v grounding.Verdict, reason string) (grounding.SubmitResult, error) {
+		if strings.TrimSpace(reason) == "" {
+			return grounding.SubmitResult{}, fmt.Errorf("no reason: %w", grounding.ErrInvalid)
+		}
+		return grounding.SubmitResult{State: grounding.QueueDone, Human: v}, nil
+	}
+	f.EnqueueFn = func(leadID, tid int64, ord int, note string) (grounding.QueueItem, bool, error) {
+		it := reviewItem()
+		it.Source = grounding.SourceManual
+		return it, true, nil
+	}
+	f.AgreementFn = func(int64) (grounding.AgreementReport, map[int64]string, error) {
+		return grounding.Agreement([]grounding.Rating{{Item: 1, Rater: 2, Label: "pass"}, {Item: 1, Rater: 9, Label: "pass"},
+				{Item: 2, Rater: 2, Label: "pass"}, {Item: 2, Rater: 9, Label: "fail"}}),
+			map[int64]string{2: "ann", 9: "bob"}, nil
+	}
+	f.UsersFn = func() ([]grounding.User, error) { return []grounding.User{*admin, *annotator}, nil }
+	f.CreateUserFn = func(name, role string, hash []byte) (grounding.User, error) {
+		if name == "ann" {
+			return grounding.User{}, fmt.Errorf("taken: %w", grounding.ErrConflict)
+		}
+		return grounding.User{ID: 10, Name: name, Role: role}, nil
+	}
+	return f
+}
+
+// adjudicationRouter mounts the adjudication handlers as web/routes.go does
+// (roles are web's middleware; they are tested there).
+func adjudicationRouter(st *fakeAdjudication, user *grounding.User) http.Handler {
+	log := quietLog()
+	rv := NewReview(log, st, 0)
+	q := NewQueue(log, st)
+	us := NewUsers(log, st)
+	us.cost = 4 // bcrypt.MinCost: tests need no slow hash
+	tr := NewTrajectories(log, st)
+	r := chi.NewRouter()
+	r.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if user != nil {
+				r = r.WithContext(WithUser(r.Context(), *user))
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	r.Get("/review", rv.Show)
+	r.Post("/review/undo", rv.Undo)
+	r.Post("/review/{itemID}/verdict", rv.Verdict)
+	r.Post("/review/{itemID}/skip", rv.Skip)
+	r.Post("/review/{itemID}/note", rv.Note)
+	r.Post("/review/{itemID}/renew", rv.Renew)
+	r.Get("/queue", q.List)
+	r.Get("/queue/conflicts", q.Conflicts)
+	r.Post("/queue/{itemID}/final", q.Final)
+	r.Get("/trajectories/{trajectoryID}", tr.Show)
+	r.Get("/trajectories/{trajectoryID}/decisions/{ordinal}/history", q.History)
+	r.Post("/trajectories/{trajectoryID}/decisions/{ordinal}/enqueue", q.Enqueue)
+	r.Post("/runs/{runID}/overlap", q.Overlap)
+	r.Get("/agreement", q.Agreement)
+	r.Get("/admin/users", us.List)
+	r.Post("/admin/users", us.Create)
+	return r
+}
+
+func post(path string, form url.Values) *http.Request {
+	req := httptest.NewRequest("POST", path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return req
+}
+
+// TestAdjudicationPages runs every adjudication URL plain and as htmx:
+// status, Vary, layout or fragment, HX headers, and a key data-testid.
+func TestAdjudicationPages(t *testing.T) {
+	refuse := func(err error) func(*fakeAdjudication) {
+		return func(f *fakeAdjudication) {
+			f.SubmitFn = func(int64, int64, grounding.Verdict, string) (grounding.SubmitResult, error) {
+				return grounding.SubmitResult{}, fmt.Errorf("store: verdict: %w", err)
+			}
+		}
+	}
+	type want struct {
+		status   int
+		location string // plain requests: a See Other here
+		html     bool   // <html> present
+		testid   string
+		text     string // in the body
+	}
+	tests := []struct {
+		name   string
+		req    func() *http.Request
+		user   *grounding.User
+		setup  func(*fakeAdjudication)
+		plain  want
+		htmx   want
+		header map[string]string // on the htmx answer
+	}{
+		{name: "review", req: func() *http.Request { return httptest.NewRequest("GET", "/review?run=1&reason=vis.choice", nil) },
+			plain: want{status: 200, html: true, testid: "review", text: "12 left"},
+			htmx:  want{status: 200, testid: "why-code", text: "3 today"}},
+		{name: "review empty", req: func() *http.Request { return httptest.NewRequest("GET", "/review", nil) },
+			setup: func(f *fakeAdjudication) {
+				f.NextFn = func(int64, grounding.QueueFilter) (grounding.Claim, error) { return grounding.Claim{}, grounding.ErrNotFound }
+			},
+			plain: want{status: 200, html: true, testid: "review-empty"}, htmx: want{status: 200, testid: "review-empty"}},
+		{name: "review bad run", req: func() *http.Request { return httptest.NewRequest("GET", "/review?run=x", nil) },
+			plain: want{status: 400, html: true, testid: "error"}, htmx: want{status: 400, testid: "alert"}},
+		{name: "verdict", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}, "run": {"1"}}) },
+			plain: want{status: 303, location: "/review?run=1"}, htmx: want{status: 200, testid: "notice", text: "Recorded “grounded — supervise”"},
+			header: map[string]string{HXPushURL: "/review?run=1"}},
+		{name: "verdict double click", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: func(f *fakeAdjudication) {
+				f.SubmitFn = func(int64, int64, grounding.Verdict, string) (grounding.SubmitResult, error) {
+					return grounding.SubmitResult{Repeated: true, Event: grounding.VerdictEvent{Verdict: grounding.VerdictPass}}, nil
+				}
+			},
+			plain: want{status: 303, location: "/review"}, htmx: want{status: 200, testid: "notice", text: "recorded once"}},
+		{name: "verdict stale tab other verdict", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"fail"}}) },
+			setup: func(f *fakeAdjudication) {
+				f.SubmitFn = func(int64, int64, grounding.Verdict, string) (grounding.SubmitResult, error) {
+					return grounding.SubmitResult{Repeated: true, Event: grounding.VerdictEvent{Verdict: grounding.VerdictPass}}, nil
+				}
+			},
+			plain: want{status: 303, location: "/review"}, htmx: want{status: 200, testid: "notice", text: "nothing changed"}},
+		{name: "verdict not claimed", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: refuse(grounding.ErrNotClaimed),
+			plain: want{status: 409, html: true, testid: "review", text: "not yours to judge"},
+			htmx:  want{status: 409, testid: "notice", text: "Nothing was recorded"}, header: map[string]string{HXRetarget: "#review"}},
+		{name: "verdict expired", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: refuse(grounding.ErrClaimExpired),
+			plain: want{status: 409, html: true, testid: "notice", text: "expired"},
+			htmx:  want{status: 409, testid: "notice", text: "expired"}, header: map[string]string{HXRetarget: "#review"}},
+		{name: "verdict on a settled item", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: refuse(grounding.ErrItemClosed),
+			plain: want{status: 409, html: true, testid: "notice", text: "settled meanwhile"},
+			htmx:  want{status: 409, testid: "notice", text: "settled meanwhile"}},
+		{name: "verdict on a vanished item", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: refuse(grounding.ErrNotFound),
+			plain: want{status: 409, html: true, testid: "notice", text: "no longer in the queue"},
+			htmx:  want{status: 409, testid: "notice", text: "no longer in the queue"}},
+		{name: "verdict bogus", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"maybe"}}) },
+			plain: want{status: 422, html: true, testid: "error"}, htmx: want{status: 422, testid: "alert"}},
+		{name: "verdict store failure", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: refuse(errBoom),
+			plain: want{status: 500, html: true, testid: "error"}, htmx: want{status: 500, testid: "alert"}},
+		{name: "skip", req: func() *http.Request { return post("/review/7/skip", nil) },
+			plain: want{status: 303, location: "/review"}, htmx: want{status: 200, testid: "notice", text: "Skipped"}},
+		{name: "note", req: func() *http.Request { return post("/review/7/note", url.Values{"note": {"two cards"}}) },
+			plain: want{status: 303, location: "/review"}, htmx: want{status: 200, testid: "my-notes", text: "Note saved"}},
+		{name: "note blank", req: func() *http.Request { return post("/review/7/note", url.Values{"note": {" "}}) },
+			plain: want{status: 422, html: true, testid: "error"}, htmx: want{status: 422, testid: "alert", text: "A note needs some text"}},
+		{name: "undo", req: func() *http.Request { return post("/review/undo", url.Values{"event": {"41"}}) },
+			plain: want{status: 303, location: "/review"}, htmx: want{status: 200, testid: "notice", text: "yours to judge again"}},
+		{name: "undo stale", req: func() *http.Request { return post("/review/undo", url.Values{"event": {"40"}}) },
+			plain: want{status: 409, html: true, testid: "notice", text: "Nothing to undo"},
+			htmx:  want{status: 409, testid: "notice", text: "already undone"}},
+		{name: "renew", req: func() *http.Request { return post("/review/7/renew", nil) },
+			plain: want{status: 204}, htmx: want{status: 204}},
+		{name: "renew expired", req: func() *http.Request { return post("/review/7/renew", nil) },
+			setup: func(f *fakeAdjudication) {
+				f.RenewFn = func(int64, int64) (time.Time, error) { return time.Time{}, grounding.ErrClaimExpired }
+			},
+			plain: want{status: 409, html: true, testid: "error"}, htmx: want{status: 409, testid: "alert", text: "expired"},
+			header: map[string]string{HXRetarget: "#alerts"}},
+		{name: "queue", req: func() *http.Request { return httptest.NewRequest("GET", "/queue?run=1&state=all", nil) }, user: researcher,
+			plain: want{status: 200, html: true, testid: "overlap-form", text: "reservation_id = NO6JO3 (choice)"},
+			htmx:  want{status: 200, testid: "queue-row", text: "next page"}},
+		{name: "queue bad state", req: func() *http.Request { return httptest.NewRequest("GET", "/queue?state=weird", nil) },
+			plain: want{status: 400, html: true}, htmx: want{status: 400, testid: "alert"}},
+		{name: "conflicts", req: func() *http.Request { return httptest.NewRequest("GET", "/queue/conflicts", nil) }, user: researcher,
+			plain: want{status: 200, html: true, testid: "conflict-verdict", text: "the user named it"},
+			htmx:  want{status: 200, html: true, testid: "final-form", text: "two reservations"}},
+		{name: "final", req: func() *http.Request { return post("/queue/7/final", url.Values{"verdict": {"fail"}, "reason": {"never picked"}}) }, user: researcher,
+			plain: want{status: 303, location: "/queue/conflicts"}, htmx: want{status: 200, html: true, testid: "notice", text: "Final verdict recorded"}},
+		{name: "final without reason", req: func() *http.Request { return post("/queue/7/final", url.Values{"verdict": {"fail"}}) }, user: researcher,
+			plain: want{status: 422, html: true, testid: "notice", text: "needs a reason"},
+			htmx:  want{status: 422, html: true, testid: "notice", text: "Nothing was recorded"}},
+		{name: "history for a lead", req: func() *http.Request { return httptest.NewRequest("GET", "/trajectories/5/decisions/0/history", nil) }, user: researcher,
+			plain: want{status: 200, testid: "event", text: "judged it fail"}, htmx: want{status: 200, testid: "event", text: "two reservations visible"}},
+		{name: "history hides others' verdicts from annotators", req: func() *http.Request {
+			return httptest.NewRequest("GET", "/trajectories/5/decisions/0/history", nil)
+		},
+			plain: want{status: 200, testid: "event", text: "1 entries by other annotators stay hidden"},
+			htmx:  want{status: 200, testid: "event", text: "stay hidden until the item is settled"}},
+		{name: "enqueue", req: func() *http.Request { return post("/trajectories/5/decisions/0/enqueue", url.Values{"note": {"look again"}}) }, user: researcher,
+			plain: want{status: 303, location: "/trajectories/5#d0"}, htmx: want{status: 200, testid: "enqueued", text: "Sent to the queue"}},
+		{name: "overlap", req: func() *http.Request { return post("/runs/1/overlap", url.Values{"k": {"2"}}) }, user: researcher,
+			plain: want{status: 303, location: "/queue?run=1"}, htmx: want{status: 200, testid: "overlap-saved"}},
+		{name: "overlap invalid", req: func() *http.Request { return post("/runs/1/overlap", url.Values{"k": {"0"}}) }, user: researcher,
+			plain: want{status: 422, html: true, testid: "error"}, htmx: want{status: 422, testid: "alert", text: "from 1 to 10"}},
+		{name: "agreement", req: func() *http.Request { return httptest.NewRequest("GET", "/agreement?run=1", nil) }, user: researcher,
+			plain: want{status: 200, html: true, testid: "agreement-pair", text: "50%"},
+			htmx:  want{status: 200, html: true, testid: "agreement-alpha", text: "over 2 items"}},
+		{name: "users", req: func() *http.Request { return httptest.NewRequest("GET", "/admin/users", nil) }, user: admin,
+			plain: want{status: 200, html: true, testid: "user-row"}, htmx: want{status: 200, html: true, testid: "user-form"}},
+		{name: "user create", req: func() *http.Request {
+			return post("/admin/users", url.Values{"name": {"zed"}, "role": {"annotator"}, "password": {"long enough"}})
+		}, user: admin,
+			plain: want{status: 200, html: true, testid: "user-created", text: "Created annotator zed"},
+			htmx:  want{status: 200, html: true, testid: "user-created"}},
+		{name: "user create taken", req: func() *http.Request {
+			return post("/admin/users", url.Values{"name": {"ann"}, "role": {"annotator"}, "password": {"long enough"}})
+		}, user: admin,
+			plain: want{status: 409, html: true, testid: "user-error", text: "already exists"},
+			htmx:  want{status: 409, html: true, testid: "user-error"}},
+		{name: "user create short password", req: func() *http.Request {
+			return post("/admin/users", url.Values{"name": {"zed"}, "role": {"annotator"}, "password": {"short"}})
+		}, user: admin,
+			plain: want{status: 422, html: true, testid: "user-error", text: "at least 8"},
+			htmx:  want{status: 422, html: true, testid: "user-error"}},
+	}
+	for _, tt := range tests {
+		for _, m := range modes {
+			t.Run(tt.name+"/"+m.name, func(t *testing.T) {
+				st := adjudicationStore(t)
+				if tt.setup != nil {
+					tt.setup(st)
+				}
+				user := tt.user
+				if user == nil {
+					user = annotator
+				}
+				w := tt.plain
+				if m.htmx {
+					w = tt.htmx
+				}
+				req := tt.req()
+				rec, doc := do(t, adjudicationRouter(st, user), req, m.htmx)
+				if rec.Code != w.status {
+					t.Fatalf("%s %s = %d, want %d\n%s", req.Method, req.URL, rec.Code, w.status, rec.Body)
+				}
+				if w.location != "" && rec.Header().Get("Location") != w.location {
+					t.Errorf("Location = %q, want %q", rec.Header().Get("Location"), w.location)
+				}
+				if rec.Code == 303 || rec.Code == 204 {
+					return
+				}
+				if v := rec.Header().Values("Vary"); !contains(v, HXRequest) {
+					t.Errorf("Vary = %q, want HX-Request", v)
+				}
+				if got := hasHTML(rec); got != w.html {
+					t.Errorf("<html> present = %v, want %v\n%s", got, w.html, rec.Body)
+				}
+				if w.testid != "" && doc.Find(`[data-testid=`+w.testid+`]`).Length() == 0 {
+					t.Errorf("no [data-testid=%s] in\n%s", w.testid, rec.Body)
+				}
+				if w.text != "" && !strings.Contains(doc.Text(), w.text) {
+					t.Errorf("body lacks %q:\n%s", w.text, doc.Text())
+				}
+				if m.htmx {
+					for k, v := range tt.header {
+						if got := rec.Header().Get(k); got != v {
+							t.Errorf("%s = %q, want %q", k, got, v)
+						}
+					}
+				}
+				if rec.Code >= 500 && strings.Contains(rec.Body.String(), "secret database detail") {
+					t.Errorf("5xx leaks the error")
+				}
+			})
+		}
+	}
+}
+
+// TestReviewScreen checks what the screen shows of the claimed item: the
+// three panes, why it was queued, the argument in question marked for the
+// page script, the keys, the undo offer and the progress figures.
+func TestReviewScreen(t *testing.T) {
+	st := adjudicationStore(t)
+	var gotFilter grounding.QueueFilter
+	st.NextFn = func(userID int64, f grounding.QueueFilter) (grounding.Claim, error) {
+		gotFilter = f
+		return grounding.Claim{Item: reviewItem(), UserID: userID}, nil
+	}
+	rec, doc := do(t, adjudicationRouter(st, annotator), httptest.NewRequest("GET", "/review?run=1&tool=get_reservation_details&domain=airline&reason=vis.choice", nil), true)
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if gotFilter.RunID != 1 || gotFilter.Tool != "get_reservation_details" || gotFilter.Domain != "airline" || gotFilter.Reason != grounding.ReasonChoice {
+		t.Errorf("filter = %+v", gotFilter)
+	}
+	rv := doc.Find(`#review`)
+	if id, _ := rv.Attr("data-item"); id != "7" {
+		t.Errorf("data-item = %q", id)
+	}
+	if u, _ := rv.Attr("data-renew"); u != "/review/7/renew" {
+		t.Errorf("data-renew = %q", u)
+	}
+	for _, sel := range []string{"visible-pane", "action-pane", "hidden-pane", "approve", "reject", "skip", "undo", "note", "shortcuts", "question"} {
+		if doc.Find(`[data-testid=` + sel + `]`).Length() == 0 {
+			t.Errorf("no [data-testid=%s]", sel)
+		}
+	}
+	if q := doc.Find(`button.arg[data-question]`); q.Length() != 1 || !strings.Contains(q.Text(), "reservation_id") {
+		t.Errorf("argument in question = %q", q.Text())
+	}
+	// Every form carries the queue's filter, so the next item comes from it.
+	forms := doc.Find(`#review form[hx-post]`)
+	forms.Each(func(i int, f *goquery.Selection) {
+		for _, name := range []string{"run", "tool", "domain", "reason"} {
+			if f.Find(`input[name=` + name + `]`).Length() != 1 {
+				t.Errorf("form %d lacks the %s filter", i, name)
+			}
+		}
+	})
+	if v, _ := doc.Find(`[data-testid=undo]`).Parent().Find(`input[name=event]`).Attr("value"); v != "41" {
+		t.Errorf("undo offers event %q, want 41", v)
+	}
+	// Annotators see their own notes only.
+	notes := doc.Find(`[data-testid=my-notes]`).Text()
+	if !strings.Contains(notes, "two reservations visible") {
+		t.Errorf("my notes = %q", notes)
+	}
+	if strings.Contains(doc.Text(), "bob") {
+		t.Errorf("the review screen shows another annotator's verdict")
+	}
+	if got := doc.Find(`[data-testid=run-share]`).Text(); !strings.Contains(got, "25% adjudicated") || !strings.Contains(got, "of 20 queued items in demo") {
+		t.Errorf("run share = %q", got)
+	}
+}
