@@ -66,23 +66,20 @@ func (s VerdictSource) Selects(d *ExportDecision) bool {
 	return true
 }
 
-// ErrNoSavedViews answers an export restricted to a saved view: views are
-// saved by the coverage pages, which do not exist yet. It is not ErrNotFound
-// on purpose: the message says why, and handlers answer it with 404.
-var ErrNoSavedViews = errors.New("saved views are not available yet (they come with the coverage pages); export a whole run, optionally filtered by domain")
-
 // ExportFilter says what an export contains.
 type ExportFilter struct {
 	RunID   int64
 	RunName string // for the header and the file name
 	Format  ExportFormat
-	// View restricts the export to a saved view; non-empty is refused with
-	// ErrNoSavedViews until views exist.
-	View string
-	// Scale is the student model scale the export is for; the zero value
-	// means none was chosen. It does not change the contents until views
-	// (which select by scale) exist; it is recorded in the header.
-	Scale  ModelScale
+	// View, when ViewID is not 0, restricts the export to the members of a
+	// saved coverage view (the certified trajectories of its parents); the
+	// caller resolves the name.
+	View   string
+	ViewID int64
+	// Scale is the student model scale the export is for (a view's own
+	// scale); the zero value means none was chosen. It is recorded in the
+	// header; the view, not the scale, selects trajectories.
+	Scale  Scale
 	Domain string        // "": every domain
 	Source VerdictSource // which decisions count; "" means VerdictSourceAny
 	// Complete leaves out trajectories that still have decisions waiting in
@@ -246,18 +243,21 @@ func (t *ExportTrajectory) Exported(f ExportFilter) bool {
 }
 
 // ParentWeights sets the parent-normalized weight of each trajectory of one
-// parent interaction (SPEC §4): the parent's total weight 1/parents is split
-// among its trajectories in proportion to their target tokens. A parent with
-// no target token at all weighs 0 (it is not one of the P parents).
+// parent interaction (SPEC §4), the way ParentNormalized weighs a whole
+// selection, one parent at a time so an export never holds more than one:
+// the parent's total weight 1/parents is split among its trajectories in
+// proportion to their target tokens. A parent with no target token at all
+// weighs 0 (it is not one of the P parents).
 func ParentWeights(group []*ExportTrajectory, parents int) {
-	total := 0
-	for _, t := range group {
-		total += t.Tokens
+	rows := make([]WeightRow, len(group))
+	for i, t := range group {
+		rows[i] = WeightRow{Parent: t.ParentID, Tokens: t.Tokens}
 	}
-	for _, t := range group {
+	w, _ := ParentNormalized(rows) // one parent: its weights sum to 1
+	for i, t := range group {
 		t.Weight = 0
-		if total > 0 && parents > 0 {
-			t.Weight = float64(t.Tokens) / float64(total) / float64(parents)
+		if parents > 0 {
+			t.Weight = w[i] / float64(parents)
 		}
 	}
 }

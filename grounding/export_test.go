@@ -11,31 +11,6 @@ import (
 	"time"
 )
 
-func TestParseModelScale(t *testing.T) {
-	tests := []struct {
-		in    string
-		want  ModelScale
-		valid bool
-	}{
-		{"1.7B", ModelScale{"1.7B", 1}, true},
-		{"4b", ModelScale{"4B", 2}, true},
-		{" 8B ", ModelScale{"8B", 3}, true},
-		{"14B", ModelScale{"14B", 4}, true},
-		{"30b-a3b", ModelScale{"30B-A3B", 8}, true},
-		{"70B", ModelScale{}, false},
-		{"", ModelScale{}, false},
-	}
-	for _, tt := range tests {
-		got, err := ParseModelScale(tt.in)
-		if got != tt.want || (err == nil) != tt.valid {
-			t.Errorf("ParseModelScale(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-		if err != nil && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "1.7B, 4B, 8B, 14B, 30B-A3B")) {
-			t.Errorf("ParseModelScale(%q) error %q must wrap ErrInvalid and list the scales", tt.in, err)
-		}
-	}
-}
-
 func TestParseExportOptions(t *testing.T) {
 	for _, s := range []string{"masks", "SFT", "csv"} {
 		if _, err := ParseExportFormat(s); err != nil {
@@ -288,7 +263,7 @@ func TestExportCSV(t *testing.T) {
 }
 
 func TestExportHeaderAndTrailer(t *testing.T) {
-	f := ExportFilter{RunID: 3, RunName: "demo", Format: ExportMasks, Scale: ModelScale{"8B", 3}, Source: VerdictSourceAny, Complete: true}
+	f := ExportFilter{RunID: 3, RunName: "demo", Format: ExportMasks, Scale: Scale{"8B", 3}, Source: VerdictSourceAny, Complete: true}
 	enc := NewExportEncoder(f)
 	at := time.Date(2026, 11, 29, 10, 15, 0, 123000, time.UTC)
 	h := enc.Header(nil, ExportSummary{Snapshot: at, Trajectories: 2, Decisions: 9, Supervised: 4, Parents: 1, EngineVersions: []string{"1.0.0"}, Profiles: []string{"airline@1"}})

@@ -157,6 +157,12 @@ func (db *DB) exportSetQuery(f grounding.ExportFilter) (string, []any) {
 		q += ` AND t.domain = ?`
 		args = append(args, f.Domain)
 	}
+	if f.ViewID != 0 {
+		// A saved coverage view: its members are the certified trajectories
+		// of the parents it selected, kept per run.
+		q += ` AND t.id IN (SELECT vm.trajectory_id FROM coverage_view_members vm WHERE vm.view_id = ? AND vm.run_id = ?)`
+		args = append(args, f.ViewID, f.RunID)
+	}
 	if f.Complete {
 		q += ` AND NOT EXISTS (SELECT 1 FROM queue_items qi WHERE qi.trajectory_id = t.id AND qi.state IN ('open', 'conflict'))`
 	}
@@ -177,9 +183,6 @@ func (db *DB) exportSetQuery(f grounding.ExportFilter) (string, []any) {
 
 // checkExportFilter refuses what no database could answer.
 func checkExportFilter(f *grounding.ExportFilter) error {
-	if f.View != "" {
-		return fmt.Errorf("store: export view %q: %w", f.View, grounding.ErrNoSavedViews)
-	}
 	if _, err := grounding.ParseExportFormat(string(f.Format)); err != nil {
 		return fmt.Errorf("store: export: %w", err)
 	}
@@ -196,8 +199,8 @@ func checkExportFilter(f *grounding.ExportFilter) error {
 }
 
 // ExportSummary counts what an export with filter f would contain right now:
-// the figures its header would announce. A view is refused with
-// grounding.ErrNoSavedViews; an unknown run contains nothing.
+// the figures its header would announce. An unknown run or view contains
+// nothing; a bad filter is grounding.ErrInvalid.
 func (db *DB) ExportSummary(ctx context.Context, f grounding.ExportFilter) (grounding.ExportSummary, error) {
 	if err := checkExportFilter(&f); err != nil {
 		return grounding.ExportSummary{}, err
@@ -268,8 +271,8 @@ func (db *DB) exportSummary(ctx context.Context, tx *sqlx.Tx, f grounding.Export
 // Hidden context never enters an export: hidden messages are not read, nor
 // the trajectories' hidden entries, requests or meta.
 //
-// A view is refused with grounding.ErrNoSavedViews, a bad filter with
-// grounding.ErrInvalid, both before begin is called.
+// A bad filter is grounding.ErrInvalid, before begin is called. The caller
+// resolves the run and the view (f.ViewID); an unknown one exports nothing.
 func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(grounding.ExportSummary) error, each func(*grounding.ExportTrajectory) error) error {
 	if err := checkExportFilter(&f); err != nil {
 		return err
