@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 	}
 	tests = append(tests, sweTests...)
 	tests = append(tests, coverageTests...)
+	tests = append(tests, exportTests...)
 	tests = append(tests, adjudicationTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
