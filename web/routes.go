@@ -21,6 +21,8 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	trajectories := handlers.NewTrajectories(log, db)
 	imports := handlers.NewImports(log, imp, cfg.MaxUploadBytes, cfg.UploadDir)
 	swe := handlers.NewSWE(log, db)
+	exports := handlers.NewExport(log, db)
+	tokens := handlers.NewTokens(log, db)
 	review := handlers.NewReview(log, db, cfg.ClaimLease)
 	queue := handlers.NewQueue(log, db)
 	users := handlers.NewUsers(log, db)
@@ -48,6 +50,15 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 		// No icon; answering 204 keeps browsers from logging a 404 per page.
 		w.Header().Set("Cache-Control", "public, max-age=86400")
 		w.WriteHeader(http.StatusNoContent)
+	})
+
+	// Export downloads (SPEC §6): a Bearer token or the session; plain-text
+	// errors, streamed bodies.
+	r.Route("/api/export", func(r chi.Router) {
+		r.Use(noStore, exportAuth(log, db, sessions))
+		r.Get("/{run}/masks.jsonl", exports.Masks)
+		r.Get("/{run}/sft.jsonl", exports.SFT)
+		r.Get("/{run}/decisions.csv", exports.CSV)
 	})
 
 	r.Group(func(r chi.Router) {
@@ -92,6 +103,13 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 				r.Get("/swe/trajectories/{trajectoryID}/steps/{step}", swe.Step)
 				r.Get("/swe/instances", swe.Instances)
 				r.Get("/swe/instances/{instanceID}", swe.Instance)
+
+				// Export: the page that builds download links, and API tokens.
+				r.Get("/export", exports.Page)
+				r.Get("/export/count", exports.Count)
+				r.Get("/tokens", tokens.List)
+				r.Post("/tokens", tokens.Create)
+				r.Post("/tokens/{tokenID}/revoke", tokens.Revoke)
 
 				// Leads review conflicts, set overlap and manage queues.
 				r.Get("/queue/conflicts", queue.Conflicts)

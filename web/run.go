@@ -33,6 +33,8 @@ usage:
   groundwork migrate [--db URL]
   groundwork import  [--db URL] [--run NAME] [--format auto|canonical|tau-bench|openai-jsonl] FILE...
   groundwork user add NAME --role admin|researcher|annotator [--db URL]
+  groundwork export  --run NAME --format masks|sft|csv [--view V] [--scale S] [--domain D] [--source auto|human|any] [--complete=false] [--include-empty] [--ids] [--limit N] > FILE
+  groundwork token   create|list|revoke --user NAME [--name LABEL] [ID]
   groundwork swe     [--instances FILE] [--results FILE] [--json] FILE...   SWE diagnostics, no database
 
 The database is --db, else $DATABASE_URL, else the SQLite file DIR/groundwork.db
@@ -67,6 +69,10 @@ func Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 		return runGen(rest, stdout)
 	case "swe":
 		return runSWE(ctx, rest, stdout, stderr)
+	case "export":
+		return runExport(ctx, rest, getenv, stdout, stderr)
+	case "token":
+		return runToken(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
