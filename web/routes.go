@@ -21,6 +21,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	trajectories := handlers.NewTrajectories(log, db)
 	imports := handlers.NewImports(log, imp, cfg.MaxUploadBytes, cfg.UploadDir)
 	swe := handlers.NewSWE(log, db)
+	coverage := handlers.NewCoverage(log, db)
 	exports := handlers.NewExport(log, db)
 	tokens := handlers.NewTokens(log, db)
 	review := handlers.NewReview(log, db, cfg.ClaimLease)
@@ -81,6 +82,13 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 			r.Get("/trajectories/{trajectoryID}/messages/{index}", trajectories.Message)
 			r.Get("/trajectories/{trajectoryID}/hidden/{entry}", trajectories.Hidden)
 
+			// Coverage (SPEC §4): every logged-in user can look.
+			r.Get("/coverage", coverage.Show)
+			r.Get("/coverage/deficits", coverage.Deficits)
+			r.Get("/coverage/selection", coverage.Selection)
+			r.Get("/coverage/trajectories", coverage.Trajectories)
+			r.Get("/coverage/views/{viewID}", coverage.View)
+
 			// Adjudication: every role judges queued decisions.
 			r.Get("/review", review.Show)
 			r.Post("/review/undo", review.Undo)
@@ -103,6 +111,11 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 				r.Get("/swe/trajectories/{trajectoryID}/steps/{step}", swe.Step)
 				r.Get("/swe/instances", swe.Instances)
 				r.Get("/swe/instances/{instanceID}", swe.Instance)
+
+				// Coverage: researchers save views and configure scales.
+				r.Post("/coverage/views", coverage.SaveView)
+				r.Post("/coverage/scales", coverage.SaveScale)
+				r.Post("/coverage/scales/delete", coverage.DeleteScale)
 
 				// Export: the page that builds download links, and API tokens.
 				r.Get("/export", exports.Page)

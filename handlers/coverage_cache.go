@@ -1,0 +1,166 @@
+package handlers
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"groundwork/grounding"
+)
+
+// poolCache keeps the prepared pools of the last few run sets, with their
+// reports per scale and their selections, while the store's coverage
+// version of those runs stays the same. A request reads the version (one
+// small query) and answers from memory when it matches; when it does not,
+// one request per run set rebuilds the pool while the others wait for it.
+type poolCache struct {
+	mu      sync.Mutex
+	entries map[string]*poolEntry
+	order   []string // least recently used first
+	loading map[string]*sync.Mutex
+	max     int
+}
+
+// poolEntry is one run set's pool at one coverage version.
+type poolEntry struct {
+	version string
+	pool    *grounding.Pool
+
+	mu      sync.Mutex
+	reports map[grounding.Scale]*grounding.CoverageReport
+	sels    map[selKey]*selResult
+}
+
+type selKey struct {
+	depth, budget int
+	core          int64
+}
+
+type selResult struct {
+	structured grounding.Selection
+	random     grounding.RandomBaseline
+}
+
+// maxCachedPools bounds the cache: a 35,000-trajectory pool takes a few tens
+// of MB.
+const maxCachedPools = 8
+
+func newPoolCache() *poolCache {
+	return &poolCache{entries: map[string]*poolEntry{}, loading: map[string]*sync.Mutex{}, max: maxCachedPools}
+}
+
+// poolSource is the part of the store the cache reads.
+type poolSource interface {
+	CoverageVersion(ctx context.Context, runIDs []int64) (string, error)
+	CoveragePool(ctx context.Context, runIDs []int64) ([]grounding.PoolTrajectory, string, error)
+}
+
+func runsKey(runs []int64) string {
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		parts[i] = strconv.FormatInt(r, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// get returns the current pool of runs (sorted, distinct ids).
+func (c *poolCache) get(ctx context.Context, src poolSource, runs []int64) (*poolEntry, error) {
+	key := runsKey(runs)
+	version, err := src.CoverageVersion(ctx, runs)
+	if err != nil {
+		return nil, err
+	}
+	if e := c.lookup(key, version); e != nil {
+		return e, nil
+	}
+	c.mu.Lock()
+	lk, ok := c.loading[key]
+	if !ok {
+		lk = &sync.Mutex{}
+		c.loading[key] = lk
+	}
+	c.mu.Unlock()
+	lk.Lock()
+	defer lk.Unlock()
+	// Whoever held the lock may have loaded this version meanwhile.
+	if e := c.lookup(key, version); e != nil {
+		return e, nil
+	}
+	rows, v, err := src.CoveragePool(ctx, runs)
+	if err != nil {
+		return nil, err
+	}
+	e := &poolEntry{version: v, pool: grounding.NewPool(rows), reports: map[grounding.Scale]*grounding.CoverageReport{}, sels: map[selKey]*selResult{}}
+	c.mu.Lock()
+	c.entries[key] = e
+	c.touch(key)
+	for len(c.order) > c.max {
+		delete(c.entries, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.mu.Unlock()
+	return e, nil
+}
+
+// lookup returns the cached entry of key if it is at version.
+func (c *poolCache) lookup(key, version string) *poolEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || e.version != version {
+		return nil
+	}
+	c.touch(key)
+	return e
+}
+
+// touch marks key most recently used; c.mu is held.
+func (c *poolCache) touch(key string) {
+	if i := slices.Index(c.order, key); i >= 0 {
+		c.order = slices.Delete(c.order, i, i+1)
+	}
+	c.order = append(c.order, key)
+}
+
+// report returns the pool's report at scale s, computed once.
+func (e *poolEntry) report(s grounding.Scale) *grounding.CoverageReport {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, ok := e.reports[s]
+	if !ok {
+		r = grounding.Analyze(e.pool, s)
+		e.reports[s] = r
+	}
+	return r
+}
+
+// selection returns structured and random selection of budget at depth d
+// with the core, computed once. A budget the pool refuses is an error
+// wrapping grounding.ErrInvalid.
+func (e *poolEntry) selection(d, budget int, coreID int64, core []int) (*selResult, error) {
+	if err := e.pool.CheckBudget(budget); err != nil {
+		return nil, err
+	}
+	k := selKey{d, budget, coreID}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r, ok := e.sels[k]; ok {
+		return r, nil
+	}
+	s, err := e.pool.SelectStructured(budget, d, core)
+	if err != nil {
+		return nil, err
+	}
+	rnd, err := e.pool.Random(budget, d, grounding.DefaultSeeds())
+	if err != nil {
+		return nil, err
+	}
+	r := &selResult{structured: s, random: rnd}
+	if len(e.sels) > 64 {
+		clear(e.sels)
+	}
+	e.sels[k] = r
+	return r, nil
+}
