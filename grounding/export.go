@@ -135,6 +135,7 @@ type ExportTrajectory struct {
 	SupervisedDecisions int
 	Tokens              int   // certified target tokens
 	weights             []int // SFT weight of each of Messages
+	supervised          []int // indexes of the messages of weight 1
 
 	// Weight is the parent-normalized weight, set by ParentWeights.
 	Weight float64
@@ -164,8 +165,10 @@ func (d *ExportDecision) Source() string {
 	return "auto"
 }
 
-// Prepare marks the decisions src selects and computes each message's SFT
-// weight, the counts and the target tokens.
+// Prepare marks the decisions src selects and computes the counts, and each
+// loaded message's SFT weight and the target tokens. The counts depend on
+// the decisions alone, so a trajectory can be prepared before its messages
+// are loaded (to decide whether it is exported), and again after.
 //
 // An assistant message has weight 1 when it makes at least one decision and
 // every decision it makes is selected with mask 1: a message with several
@@ -180,32 +183,36 @@ func (d *ExportDecision) Source() string {
 // BPE vocabularies; only ratios between trajectories of one parent matter.
 func (t *ExportTrajectory) Prepare(src VerdictSource) {
 	t.SelectedDecisions, t.SupervisedDecisions, t.Tokens = 0, 0, 0
-	t.weights = t.weights[:0]
-	for i := range t.Decisions {
-		d := &t.Decisions[i]
-		d.Selected = src.Selects(d)
-		if d.Selected {
-			t.SelectedDecisions++
-		}
-	}
-	// Decisions are in ordinal order, so their message indexes ascend, as
-	// do the messages': one merge walk.
-	k := 0
-	for _, m := range t.Messages {
-		for k < len(t.Decisions) && t.Decisions[k].Message < m.Index {
-			k++
-		}
-		n, ok := 0, true
-		for ; k < len(t.Decisions) && t.Decisions[k].Message == m.Index; k++ {
-			d := &t.Decisions[k]
-			n++
+	t.weights, t.supervised = t.weights[:0], t.supervised[:0]
+	// Decisions are in ordinal order, so each message's decisions are
+	// adjacent and message indexes ascend: the counts need no messages.
+	for i := 0; i < len(t.Decisions); {
+		j, ok := i, true
+		for ; j < len(t.Decisions) && t.Decisions[j].Message == t.Decisions[i].Message; j++ {
+			d := &t.Decisions[j]
+			d.Selected = src.Selects(d)
+			if d.Selected {
+				t.SelectedDecisions++
+			}
 			ok = ok && d.Selected && d.Mask == 1
 		}
+		if ok {
+			t.SupervisedDecisions += j - i
+			t.supervised = append(t.supervised, t.Decisions[i].Message)
+		}
+		i = j
+	}
+	// Weights and tokens, for the messages loaded.
+	k := 0
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		for k < len(t.supervised) && t.supervised[k] < m.Index {
+			k++
+		}
 		w := 0
-		if n > 0 && ok && m.Role == RoleAssistant && !m.IsHidden() {
+		if k < len(t.supervised) && t.supervised[k] == m.Index && m.Role == RoleAssistant && !m.IsHidden() {
 			w = 1
-			t.SupervisedDecisions += n
-			t.Tokens += targetTokens(&m)
+			t.Tokens += targetTokens(m)
 		}
 		t.weights = append(t.weights, w)
 	}

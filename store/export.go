@@ -18,13 +18,20 @@ import (
 // Postgres and a single read transaction on SQLite (WAL keeps its snapshot
 // until it ends), so verdicts landing during a download never tear it.
 //
-// The trajectories to export are listed by one query (exportSetQuery) in
-// export order, parent by parent, read twice inside the snapshot: once to
-// count (the header needs P, the number of parents, before the first line),
-// then through a database cursor. Their rows are loaded in batches of
-// exportBatch: headers, decisions and visible messages, three queries per
-// batch, each in index order. Memory holds one batch and one parent group,
-// whatever the size of the export.
+// Order: parent by parent, parents in the order of their first trajectory
+// (by id, that is import order) and each parent's trajectories by id. Weights
+// need a whole parent at hand, and this order keeps the rows an export reads
+// close to the order they were written in, so batches read neighboring pages
+// instead of jumping across the tables as a sort by parent name would.
+//
+// Two passes inside the snapshot: the summary aggregates the decisions once
+// (the header needs P, the number of parents with a supervised message,
+// before the first line); then a database cursor lists the candidate
+// trajectories and their rows are loaded in batches of exportBatch: the
+// decisions first, then headers and visible messages of those that belong in
+// the export (grounding.ExportTrajectory.Exported). Go applies the limit and
+// checks at the end that it wrote exactly what the summary announced.
+// Memory holds one batch and one parent group, whatever the export's size.
 
 // exportBatch is how many trajectories one round of queries loads.
 const exportBatch = 512
@@ -33,9 +40,6 @@ const exportBatch = 512
 type exportDialect struct {
 	// tx begins the snapshot.
 	tx sql.TxOptions
-	// order sorts trajectories parent by parent, in byte order on both
-	// databases (parent_id has the database's default collation on Postgres).
-	order string
 	// cursor streams the rows of q inside tx.
 	cursor func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error)
 }
@@ -43,7 +47,6 @@ type exportDialect struct {
 var exportDialects = map[string]exportDialect{
 	"sqlite": {
 		tx:    sql.TxOptions{ReadOnly: true},
-		order: `t.parent_id, t.ext_id`,
 		// SQLite steps several statements of one connection at once, so the
 		// cursor is an open result set read between the batch queries.
 		cursor: func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error) {
@@ -56,7 +59,6 @@ var exportDialects = map[string]exportDialect{
 	},
 	"postgres": {
 		tx:    sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
-		order: `t.parent_id COLLATE "C", t.ext_id`,
 		// lib/pq cannot run a query while another one's rows are open, so the
 		// cursor is a server-side one, fetched a batch at a time.
 		cursor: func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error) {
@@ -68,20 +70,15 @@ var exportDialects = map[string]exportDialect{
 	},
 }
 
-// exportRow is one trajectory of the export set.
+// exportRow is one candidate trajectory, as the cursor lists it.
 type exportRow struct {
-	id            int64
-	parent        string
-	engine        string
-	profile       string
-	selected      int // selected decisions
-	supervised    int // selected decisions in weight-1 messages
-	extID, domain string
+	id     int64
+	parent string
 }
 
 func scanExportRow(rows *sql.Rows) (exportRow, error) {
 	var r exportRow
-	err := rows.Scan(&r.id, &r.parent, &r.engine, &r.profile, &r.selected, &r.supervised)
+	err := rows.Scan(&r.id, &r.parent)
 	return r, err
 }
 
@@ -127,32 +124,13 @@ func (c *pgCursor) next(ctx context.Context, dst []exportRow, n int) ([]exportRo
 
 func (c *pgCursor) close() error { return nil } // closed with the transaction
 
-// exportSetQuery lists the trajectories f exports, in export order (parent,
-// then ext id), each with its counts of selected decisions and of selected
-// decisions in assistant messages of weight 1 (every decision of the message
-// selected with mask 1; grounding.ExportTrajectory.Prepare is the same rule
-// in Go, and Export checks that both agree).
-func (db *DB) exportSetQuery(f grounding.ExportFilter) (string, []any) {
-	sel := `1`
-	switch f.Source {
-	case grounding.VerdictSourceAuto:
-		sel = `CASE WHEN d.human_verdict = '' THEN 1 ELSE 0 END`
-	case grounding.VerdictSourceHuman:
-		sel = `CASE WHEN d.human_verdict <> '' THEN 1 ELSE 0 END`
-	}
-	q := `WITH m AS (
-		SELECT d.trajectory_id AS tid, COUNT(*) AS n, SUM(` + sel + `) AS nsel,
-		       MIN(CASE WHEN ` + sel + ` = 1 AND d.mask = 1 THEN 1 ELSE 0 END) AS w
-		FROM decisions d WHERE d.run_id = ?
-		GROUP BY d.trajectory_id, d.message_idx
-	), p AS (
-		SELECT tid, SUM(nsel) AS nsel, SUM(CASE WHEN w = 1 THEN n ELSE 0 END) AS nsup
-		FROM m GROUP BY tid
-	)
-	SELECT t.id, t.parent_id, t.engine_version, t.profile, COALESCE(p.nsel, 0), COALESCE(p.nsup, 0)
-	FROM trajectories t LEFT JOIN p ON p.tid = t.id
-	WHERE t.run_id = ?`
-	args := []any{f.RunID, f.RunID}
+// exportBase is the candidate trajectories of f (run, domain, view,
+// complete) as a subquery b with the export order's key: b.first is the
+// smallest id of the trajectory's parent among the candidates.
+func exportBase(f grounding.ExportFilter) (string, []any) {
+	q := `SELECT t.id, t.parent_id, t.engine_version, t.profile, MIN(t.id) OVER (PARTITION BY t.parent_id) AS first
+		FROM trajectories t WHERE t.run_id = ?`
+	args := []any{f.RunID}
 	if f.Domain != "" {
 		q += ` AND t.domain = ?`
 		args = append(args, f.Domain)
@@ -166,14 +144,49 @@ func (db *DB) exportSetQuery(f grounding.ExportFilter) (string, []any) {
 	if f.Complete {
 		q += ` AND NOT EXISTS (SELECT 1 FROM queue_items qi WHERE qi.trajectory_id = t.id AND qi.state IN ('open', 'conflict'))`
 	}
+	return q, args
+}
+
+// exportCursorQuery lists the candidates in export order.
+func (db *DB) exportCursorQuery(f grounding.ExportFilter) (string, []any) {
+	base, args := exportBase(f)
+	return db.x.Rebind(`SELECT b.id, b.parent_id FROM (` + base + `) b ORDER BY b.first, b.id`), args
+}
+
+// exportSummaryQuery lists the trajectories f exports, in export order, up
+// to the limit, each with its counts of selected decisions and of selected
+// decisions in assistant messages of weight 1 (every decision of the
+// message selected with mask 1): grounding.ExportTrajectory.Prepare and
+// Exported state the same rules in Go.
+func (db *DB) exportSummaryQuery(f grounding.ExportFilter) (string, []any) {
+	sel := `1`
+	switch f.Source {
+	case grounding.VerdictSourceAuto:
+		sel = `CASE WHEN d.human_verdict = '' THEN 1 ELSE 0 END`
+	case grounding.VerdictSourceHuman:
+		sel = `CASE WHEN d.human_verdict <> '' THEN 1 ELSE 0 END`
+	}
+	base, bargs := exportBase(f)
+	q := `WITH m AS (
+		SELECT d.trajectory_id AS tid, COUNT(*) AS n, SUM(` + sel + `) AS nsel,
+		       MIN(CASE WHEN ` + sel + ` = 1 AND d.mask = 1 THEN 1 ELSE 0 END) AS w
+		FROM decisions d WHERE d.run_id = ?
+		GROUP BY d.trajectory_id, d.message_idx
+	), p AS (
+		SELECT tid, SUM(nsel) AS nsel, SUM(CASE WHEN w = 1 THEN n ELSE 0 END) AS nsup
+		FROM m GROUP BY tid
+	)
+	SELECT b.id, b.parent_id, b.engine_version, b.profile, COALESCE(p.nsel, 0), COALESCE(p.nsup, 0)
+	FROM (` + base + `) b LEFT JOIN p ON p.tid = b.id`
+	args := append([]any{f.RunID}, bargs...)
 	switch {
 	case f.IncludeEmpty:
 	case f.Format == grounding.ExportSFT:
-		q += ` AND COALESCE(p.nsup, 0) > 0`
+		q += ` WHERE COALESCE(p.nsup, 0) > 0`
 	default:
-		q += ` AND COALESCE(p.nsel, 0) > 0`
+		q += ` WHERE COALESCE(p.nsel, 0) > 0`
 	}
-	q += ` ORDER BY ` + exportDialects[db.d.name].order
+	q += ` ORDER BY b.first, b.id`
 	if f.Limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
@@ -218,7 +231,7 @@ func ptr[T any](v T) *T { return &v }
 func (db *DB) exportSummary(ctx context.Context, tx *sqlx.Tx, f grounding.ExportFilter) (grounding.ExportSummary, error) {
 	op := fmt.Sprintf("export summary of run %d", f.RunID)
 	s := grounding.ExportSummary{Snapshot: now()}
-	q, args := db.exportSetQuery(f)
+	q, args := db.exportSummaryQuery(f)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return s, storeErr(op, err)
@@ -227,8 +240,13 @@ func (db *DB) exportSummary(ctx context.Context, tx *sqlx.Tx, f grounding.Export
 	engines, profiles := map[string]bool{}, map[string]bool{}
 	parent, counted := "", false
 	for rows.Next() {
-		r, err := scanExportRow(rows)
-		if err != nil {
+		var r struct {
+			id                   int64
+			parent               string
+			engine, profile      string
+			selected, supervised int
+		}
+		if err := rows.Scan(&r.id, &r.parent, &r.engine, &r.profile, &r.selected, &r.supervised); err != nil {
 			return s, storeErr(op, err)
 		}
 		s.Trajectories++
@@ -291,7 +309,7 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(g
 	if err := begin(sum); err != nil {
 		return err
 	}
-	q, args := db.exportSetQuery(f)
+	q, args := db.exportCursorQuery(f)
 	cur, err := ed.cursor(ctx, tx, q, args)
 	if err != nil {
 		return storeErr(op+": open cursor", err)
@@ -301,35 +319,35 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(g
 	l := exportLoader{db: db, tx: tx, f: f, reasons: map[string]string{}}
 	g := exportGroups{parents: sum.Parents, each: each}
 	batch := make([]exportRow, 0, exportBatch)
-	for {
+	left := f.Limit // 0: no limit
+	for done := false; !done; {
 		batch, err = cur.next(ctx, batch[:0], exportBatch)
 		if err != nil {
 			return storeErr(op+": fetch", err)
 		}
-		if len(batch) == 0 {
-			break
-		}
-		ts, err := l.load(ctx, batch)
+		done = len(batch) < exportBatch
+		ts, err := l.load(ctx, batch, &left)
 		if err != nil {
 			return err
 		}
-		for i, t := range ts {
-			t.Prepare(f.Source)
-			r := batch[i]
-			if t.SelectedDecisions != r.selected || t.SupervisedDecisions != r.supervised {
-				return fmt.Errorf("store: %s: trajectory %q: counted %d selected and %d supervised decisions, loaded %d and %d",
-					op, t.ExtID, r.selected, r.supervised, t.SelectedDecisions, t.SupervisedDecisions)
-			}
+		for _, t := range ts {
 			if err := g.add(t); err != nil {
 				return err
 			}
 		}
-		if len(batch) < exportBatch {
-			break
+		if f.Limit > 0 && left == 0 {
+			done = true
 		}
 	}
 	if err := g.flush(); err != nil {
 		return err
+	}
+	// The summary and the rows come from one snapshot and the same rules,
+	// so they agree; if they ever did not, the export must not end as if
+	// it were complete.
+	if g.n != [4]int{sum.Trajectories, sum.Decisions, sum.Supervised, sum.Parents} {
+		return fmt.Errorf("store: %s: wrote %d trajectories, %d decisions, %d supervised, %d parents; the summary announced %d, %d, %d, %d",
+			op, g.n[0], g.n[1], g.n[2], g.n[3], sum.Trajectories, sum.Decisions, sum.Supervised, sum.Parents)
 	}
 	if err := cur.close(); err != nil {
 		return storeErr(op+": close cursor", err)
@@ -343,6 +361,9 @@ type exportGroups struct {
 	parents int
 	each    func(*grounding.ExportTrajectory) error
 	group   []*grounding.ExportTrajectory
+	// n counts what was passed on: trajectories, selected and supervised
+	// decisions, parents with target tokens.
+	n [4]int
 }
 
 func (g *exportGroups) add(t *grounding.ExportTrajectory) error {
@@ -357,10 +378,18 @@ func (g *exportGroups) add(t *grounding.ExportTrajectory) error {
 
 func (g *exportGroups) flush() error {
 	grounding.ParentWeights(g.group, g.parents)
+	tokens := 0
 	for _, t := range g.group {
+		g.n[0]++
+		g.n[1] += t.SelectedDecisions
+		g.n[2] += t.SupervisedDecisions
+		tokens += t.Tokens
 		if err := g.each(t); err != nil {
 			return err
 		}
+	}
+	if tokens > 0 {
+		g.n[3]++
 	}
 	clear(g.group)
 	g.group = g.group[:0]
@@ -375,34 +404,23 @@ type exportLoader struct {
 	reasons map[string]string // interned reason codes
 }
 
-// load returns the trajectories of batch, in batch order, with their
-// decisions and the visible messages the format needs.
-func (l *exportLoader) load(ctx context.Context, batch []exportRow) ([]*grounding.ExportTrajectory, error) {
+// load returns the trajectories of batch that belong in the export, in
+// batch order, prepared, with their decisions, headers and the visible
+// messages the format needs. left counts down the limit (when there is one).
+func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) ([]*grounding.ExportTrajectory, error) {
+	if len(batch) == 0 {
+		return nil, nil
+	}
 	op := fmt.Sprintf("export run %d", l.f.RunID)
-	in := "(?" + strings.Repeat(", ?", len(batch)-1) + ")"
-	ids := make([]any, len(batch))
 	byID := make(map[int64]*grounding.ExportTrajectory, len(batch))
 	ts := make([]*grounding.ExportTrajectory, len(batch))
+	ids := make([]any, len(batch))
 	for i, r := range batch {
-		ids[i] = r.id
-		ts[i] = &grounding.ExportTrajectory{ID: r.id}
+		ts[i] = &grounding.ExportTrajectory{ID: r.id, ParentID: r.parent}
 		byID[r.id] = ts[i]
+		ids[i] = r.id
 	}
 	sft := l.f.Format == grounding.ExportSFT
-	tools := `''`
-	if sft {
-		tools = `tools`
-	}
-	// Never hidden, request or meta: hidden context stays out of exports.
-	rows, err := l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT id, ext_id, parent_id, domain, success, reward,
-		workflow_ok, flow_reasons, engine_version, profile, `+tools+` FROM trajectories WHERE id IN `+in), ids...)
-	if err != nil {
-		return nil, storeErr(op+": trajectories", err)
-	}
-	if err := l.trajectories(rows, byID); err != nil {
-		return nil, storeErr(op+": trajectories", err)
-	}
-
 	// SFT needs neither reasons nor annotators.
 	extra := `'[]', NULL, ''`
 	join := ``
@@ -410,14 +428,54 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow) ([]*groundin
 		extra = `d.reasons, d.decided_at, COALESCE(u.name, '')`
 		join = ` LEFT JOIN users u ON u.id = d.decided_by`
 	}
-	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT d.trajectory_id, d.ordinal, d.message_idx, d.call_idx, d.tool,
+	rows, err := l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT d.trajectory_id, d.ordinal, d.message_idx, d.call_idx, d.tool,
 		d.auto_verdict, d.human_verdict, d.verdict, d.mask, `+extra+`
-		FROM decisions d`+join+` WHERE d.trajectory_id IN `+in+` ORDER BY d.trajectory_id, d.ordinal`), ids...)
+		FROM decisions d`+join+` WHERE d.trajectory_id IN `+inList(len(ids))+` ORDER BY d.trajectory_id, d.ordinal`), ids...)
 	if err != nil {
 		return nil, storeErr(op+": decisions", err)
 	}
 	if err := l.decisions(rows, byID); err != nil {
 		return nil, storeErr(op+": decisions", err)
+	}
+	// Keep those the export holds, up to the limit. Trajectories without
+	// decisions have no messages loaded yet, which Prepare does not need.
+	kept := ts[:0]
+	for _, t := range ts {
+		t.Prepare(l.f.Source)
+		if !t.Exported(l.f) {
+			delete(byID, t.ID)
+			continue
+		}
+		if l.f.Limit > 0 {
+			if *left == 0 {
+				delete(byID, t.ID)
+				continue
+			}
+			*left--
+		}
+		kept = append(kept, t)
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	ids = ids[:0]
+	for _, t := range kept {
+		ids = append(ids, t.ID)
+	}
+	in := inList(len(ids))
+
+	tools := `''`
+	if sft {
+		tools = `tools`
+	}
+	// Never hidden, request or meta: hidden context stays out of exports.
+	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT id, ext_id, parent_id, domain, success, reward,
+		workflow_ok, flow_reasons, engine_version, profile, `+tools+` FROM trajectories WHERE id IN `+in), ids...)
+	if err != nil {
+		return nil, storeErr(op+": trajectories", err)
+	}
+	if err := l.trajectories(rows, byID); err != nil {
+		return nil, storeErr(op+": trajectories", err)
 	}
 
 	// SFT renders every visible message; masks and CSV only need the
@@ -436,8 +494,14 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow) ([]*groundin
 	if err := l.messages(rows, byID); err != nil {
 		return nil, storeErr(op+": messages", err)
 	}
-	return ts, nil
+	// Prepared again with the messages: the weights and tokens need them.
+	for _, t := range kept {
+		t.Prepare(l.f.Source)
+	}
+	return kept, nil
 }
+
+func inList(n int) string { return "(?" + strings.Repeat(", ?", n-1) + ")" }
 
 func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory) error {
 	defer rows.Close()
@@ -457,18 +521,20 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 		if t == nil {
 			return fmt.Errorf("unexpected trajectory %d", id)
 		}
-		r.ID = id
+		if r.ParentID != t.ParentID {
+			return fmt.Errorf("trajectory %d: parent %q, listed as %q", id, r.ParentID, t.ParentID)
+		}
+		t.ExtID, t.Domain, t.Success, t.WorkflowOK, t.EngineVersion, t.Profile = r.ExtID, r.Domain, r.Success, r.WorkflowOK, r.EngineVersion, r.Profile
 		if reward.Valid {
-			r.Reward = &reward.Float64
+			t.Reward = &reward.Float64
 		}
 		var err error
-		if r.FlowReasons, err = l.strings(flow); err != nil {
+		if t.FlowReasons, err = l.strings(flow); err != nil {
 			return fmt.Errorf("trajectory %d: flow reasons: %w", id, err)
 		}
 		if len(tools) > 0 {
-			r.Tools = tools
+			t.Tools = tools
 		}
-		*t = r
 	}
 	return rows.Err()
 }

@@ -192,9 +192,15 @@ func expectExport(t *testing.T, db *store.DB, f grounding.ExportFilter) (want []
 			t.Fatal(err)
 		}
 	}
+	// Export order: parents by their first candidate trajectory (smallest
+	// id), each parent's trajectories by id.
+	first := map[string]int64{}
 	for _, s := range page.Rows {
 		if f.Complete && s.Queued > 0 || f.ViewID != 0 && !slices.Contains(inView, s.ID) {
 			continue
+		}
+		if id, ok := first[s.ParentID]; !ok || s.ID < id {
+			first[s.ParentID] = s.ID
 		}
 		e := expectTrajectory(t, db, s, src)
 		keep := f.IncludeEmpty || (f.Format == grounding.ExportSFT && e.super > 0) || (f.Format != grounding.ExportSFT && e.selected > 0)
@@ -203,7 +209,7 @@ func expectExport(t *testing.T, db *store.DB, f grounding.ExportFilter) (want []
 		}
 	}
 	slices.SortFunc(want, func(a, b expected) int {
-		return cmp.Or(strings.Compare(a.sum.ParentID, b.sum.ParentID), strings.Compare(a.sum.ExtID, b.sum.ExtID))
+		return cmp.Or(cmp.Compare(first[a.sum.ParentID], first[b.sum.ParentID]), cmp.Compare(a.sum.ID, b.sum.ID))
 	})
 	if f.Limit > 0 && len(want) > f.Limit {
 		want = want[:f.Limit]
@@ -243,7 +249,7 @@ func checkExport(t *testing.T, db *store.DB, f grounding.ExportFilter, c collect
 		wantIDs = append(wantIDs, e.sum.ExtID)
 	}
 	if !slices.Equal(got, wantIDs) {
-		t.Fatalf("%s trajectories =\n%v\nwant (parent, then id order)\n%v", name, got, wantIDs)
+		t.Fatalf("%s trajectories =\n%v\nwant (parents in order of first id, then id order)\n%v", name, got, wantIDs)
 	}
 	tokens := map[string]int{}
 	for _, e := range want {
