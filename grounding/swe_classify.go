@@ -195,22 +195,18 @@ func sweIsFormatError(s string) bool { return sweFormatErrorRe.MatchString(s) }
 // sweCallArgs decodes a call's arguments into a map of strings (numbers and
 // booleans rendered as JSON); nil when they are not an object.
 func sweCallArgs(c ToolCall) map[string]string {
-	if len(c.Arguments) == 0 {
+	if jsonKind(c.Arguments) != '{' || !json.Valid(c.Arguments) {
 		return nil
 	}
-	var raw map[string]json.RawMessage
-	if json.Unmarshal(c.Arguments, &raw) != nil {
-		return nil
-	}
-	out := make(map[string]string, len(raw))
-	for k, v := range raw {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			out[k] = s
-		} else {
-			out[k] = strings.TrimSpace(string(v))
+	out := make(map[string]string, 4)
+	jsonMembers(c.Arguments, func(key []byte, v json.RawMessage) {
+		switch jsonKind(v) {
+		case '"':
+			out[string(key)] = unquoteJSON(v)
+		default:
+			out[string(key)] = strings.TrimSpace(string(v))
 		}
-	}
+	})
 	return out
 }
 
@@ -288,16 +284,19 @@ var swePromptCwdRe = regexp.MustCompile(`(?m)@[\w.\-]+:(/[^\s#$]*)\s*[#$]\s*(?:\
 // prints "(Open file: /path)" and "(Current directory: /path)" after every
 // command, OpenHands the shell prompt with its directory.
 func (tr *sweTracker) observe(out string) {
-	if f := sweFooter(out, "(Open file: "); f != "" && f != "n/a" {
-		tr.openFile = tr.resolve(f)
-	}
-	if !tr.persistent {
+	if !tr.persistent { // mini-swe-agent prints neither
 		return
 	}
-	if d := sweFooter(out, "(Current directory: "); d != "" {
+	tail := out[max(0, len(out)-512):]
+	if f := sweFooter(tail, "(Open file: "); f != "" && f != "n/a" {
+		tr.openFile = tr.resolve(f)
+	}
+	if d := sweFooter(tail, "(Current directory: "); d != "" {
 		tr.cwd = d
-	} else if m := swePromptCwdRe.FindAllStringSubmatch(out, -1); m != nil {
-		tr.cwd = m[len(m)-1][1]
+	} else if strings.Contains(tail, "@") {
+		if m := swePromptCwdRe.FindAllStringSubmatch(tail, -1); m != nil {
+			tr.cwd = m[len(m)-1][1]
+		}
 	}
 }
 
@@ -487,7 +486,13 @@ func sweAppendUnique(ss []string, s string) []string {
 var sweWritesFilesRe = regexp.MustCompile(`open\([^)]*['"][wa]\+?['"]|\.write_text\(|\.write_bytes\(|open\([^)]*mode\s*=\s*['"][wa]|shutil\.(copy|move)|os\.replace\(|fileinput\.input\([^)]*inplace`)
 
 // sweWritesFiles reports whether Python code writes files.
-func sweWritesFiles(code string) bool { return sweWritesFilesRe.MatchString(code) }
+func sweWritesFiles(code string) bool {
+	if !strings.Contains(code, "open(") && !strings.Contains(code, ".write_") && !strings.Contains(code, "shutil.") &&
+		!strings.Contains(code, "os.replace(") && !strings.Contains(code, "fileinput") {
+		return false
+	}
+	return sweWritesFilesRe.MatchString(code)
+}
 
 var swePyOpenWriteRe = regexp.MustCompile(`open\(\s*(?:r|f)?['"]([^'"]+)['"]\s*,\s*['"][wa]`)
 
@@ -901,9 +906,9 @@ func sweDescribeKind(k sweFileKind) string {
 	return "a source file"
 }
 
-var sweMiniSubmitRe = regexp.MustCompile(`(?i)COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT`)
-
-func sweIsMiniSubmit(cmd string) bool { return sweMiniSubmitRe.MatchString(cmd) }
+func sweIsMiniSubmit(cmd string) bool {
+	return strings.Contains(cmd, "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT") || strings.Contains(cmd, "MINI_SWE_AGENT_FINAL_OUTPUT")
+}
 
 func sweHasInPlace(args []string, flags ...string) bool {
 	for _, a := range args[1:] {

@@ -170,7 +170,7 @@ var (
 	// noise, not a failure of the script.
 	sweIgnoredExceptionRe = regexp.MustCompile(`(?s)Exception ignored in:.*?\n[A-Za-z_.]*(?:Error|Exception|Warning)\b[^\n]*`)
 	// sweExceptionLineRe is the last line of a Python traceback.
-	sweExceptionLineRe = regexp.MustCompile(`(?m)^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b[^\n]*`)
+	sweExceptionLineRe = regexp.MustCompile(`^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b`)
 	sweExitCodeRe      = regexp.MustCompile(`\[Command finished with exit code (-?\d+)\]|<returncode>(-?\d+)</returncode>|exit code (-?\d+)`)
 )
 
@@ -211,13 +211,22 @@ func sweTextualFailure(out string) (bool, string) {
 			break
 		}
 	}
-	if loc == nil || swePassSummaryRe.MatchString(out) && !strings.Contains(out, "Traceback") {
+	if loc == nil {
+		return false, ""
+	}
+	if (strings.Contains(out, "passed") || strings.Contains(out, "OK")) && swePassSummaryRe.MatchString(out) && !strings.Contains(out, "Traceback") {
 		return false, ""
 	}
 	if strings.HasPrefix(clean[loc[0]:], "Traceback") {
-		if m := sweExceptionLineRe.FindAllStringIndex(clean[loc[1]:], -1); m != nil {
-			last := m[len(m)-1]
-			return true, sweSnippet(clean, loc[1]+last[0], loc[1]+last[1])
+		// The exception line is the last line of the traceback that
+		// names an error; scan lines backwards rather than the text.
+		rest := clean[loc[1]:]
+		for end := len(rest); end > 0; {
+			start := strings.LastIndexByte(rest[:end], '\n') + 1
+			if line := rest[start:end]; sweExceptionLineRe.MatchString(line) {
+				return true, sweSnippet(clean, loc[1]+start, loc[1]+end)
+			}
+			end = start - 1
 		}
 	}
 	return true, sweSnippet(clean, loc[0], loc[1])

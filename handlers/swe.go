@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
@@ -26,6 +27,8 @@ type sweStore interface {
 	// RefreshSWEDiagnostics computes what is missing for a run.
 	RefreshSWEDiagnostics(ctx context.Context, runID int64) (int, error)
 	SWEOutcomes(ctx context.Context, runID int64, after string, limit int) ([]grounding.SWEOutcome, string, error)
+	// SWEStamp changes whenever a run's outcomes may have.
+	SWEStamp(ctx context.Context, runID int64) (string, error)
 	// SWESubject returns grounding.ErrNotFound for an unknown trajectory.
 	SWESubject(ctx context.Context, trajectoryID int64) (grounding.SWESubject, error)
 	// SWEInstance returns grounding.ErrNotFound for an unknown instance.
@@ -39,7 +42,26 @@ type sweStore interface {
 type SWE struct {
 	log   *slog.Logger
 	store sweStore
+	// fresh maps a run id to its trajectory count when its diagnostics
+	// were last brought up to date: while the count is unchanged (runs only
+	// grow, by imports) the pages skip the check for pending diagnostics.
+	fresh sync.Map
+
+	// cache keeps the outcomes of recently compared runs under their
+	// store stamp, so a comparison over runs of 10,000 trajectories each
+	// answers without reading them again.
+	mu    sync.Mutex
+	cache map[int64]sweCached
 }
+
+type sweCached struct {
+	stamp string
+	outs  []grounding.SWEOutcome
+}
+
+// sweCachedRuns bounds the outcome cache (a run of 10,000 trajectories
+// takes about 2 MB).
+const sweCachedRuns = 16
 
 // NewSWE returns the SWE handlers.
 func NewSWE(log *slog.Logger, store sweStore) *SWE { return &SWE{log: log, store: store} }
@@ -117,7 +139,7 @@ func (h *SWE) Compare(w http.ResponseWriter, r *http.Request) {
 
 	outcomes := make([][]grounding.SWEOutcome, len(runs))
 	for i, run := range runs {
-		if outcomes[i], err = h.outcomes(r.Context(), run.ID); err != nil {
+		if outcomes[i], err = h.outcomes(r.Context(), run); err != nil {
 			h.fail(w, r, err)
 			return
 		}
@@ -134,12 +156,52 @@ func (h *SWE) Compare(w http.ResponseWriter, r *http.Request) {
 
 // outcomes computes what is missing of a run's diagnostics and returns all
 // of them.
-func (h *SWE) outcomes(ctx context.Context, runID int64) ([]grounding.SWEOutcome, error) {
-	if _, err := h.store.RefreshSWEDiagnostics(ctx, runID); err != nil {
+func (h *SWE) outcomes(ctx context.Context, run grounding.Run) ([]grounding.SWEOutcome, error) {
+	stamp, err := h.store.SWEStamp(ctx, run.ID)
+	if err != nil {
 		return nil, err
 	}
-	outs, _, err := h.store.SWEOutcomes(ctx, runID, "", 0)
-	return outs, err
+	h.mu.Lock()
+	c, ok := h.cache[run.ID]
+	h.mu.Unlock()
+	if ok && c.stamp == stamp {
+		return c.outs, nil
+	}
+	if err := h.refresh(ctx, run); err != nil {
+		return nil, err
+	}
+	outs, _, err := h.store.SWEOutcomes(ctx, run.ID, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cache == nil {
+		h.cache = map[int64]sweCached{}
+	}
+	if len(h.cache) >= sweCachedRuns {
+		for id := range h.cache { // evict any one
+			delete(h.cache, id)
+			break
+		}
+	}
+	// The stamp read before the load: an import landing in between makes
+	// the next request load again, never the reverse.
+	h.cache[run.ID] = sweCached{stamp: stamp, outs: outs}
+	return outs, nil
+}
+
+// refresh computes the run's missing diagnostics unless nothing was
+// imported into it since the last time.
+func (h *SWE) refresh(ctx context.Context, run grounding.Run) error {
+	if n, ok := h.fresh.Load(run.ID); ok && n.(int) == run.Trajectories {
+		return nil
+	}
+	if _, err := h.store.RefreshSWEDiagnostics(ctx, run.ID); err != nil {
+		return err
+	}
+	h.fresh.Store(run.ID, run.Trajectories)
+	return nil
 }
 
 func compareURL(runs []grounding.Run, base int) string {
@@ -283,7 +345,7 @@ func (h *SWE) Run(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if _, err := h.store.RefreshSWEDiagnostics(r.Context(), id); err != nil {
+	if err := h.refresh(r.Context(), run); err != nil {
 		h.fail(w, r, err)
 		return
 	}

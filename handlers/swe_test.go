@@ -22,6 +22,8 @@ type fakeSWE struct {
 	subjects  map[int64]grounding.SWESubject
 	instances map[string]*grounding.SWEInstance
 	refreshed []int64
+	loads     int
+	stamp     int
 	err       error
 }
 
@@ -34,11 +36,15 @@ func (f *fakeSWE) Run(_ context.Context, id int64) (grounding.Run, error) {
 	}
 	return grounding.Run{}, fmt.Errorf("run %d: %w", id, grounding.ErrNotFound)
 }
+func (f *fakeSWE) SWEStamp(_ context.Context, id int64) (string, error) {
+	return fmt.Sprint(len(f.outcomes[id]), f.stamp), f.err
+}
 func (f *fakeSWE) RefreshSWEDiagnostics(_ context.Context, id int64) (int, error) {
 	f.refreshed = append(f.refreshed, id)
 	return 0, f.err
 }
 func (f *fakeSWE) SWEOutcomes(_ context.Context, id int64, after string, limit int) ([]grounding.SWEOutcome, string, error) {
+	f.loads++
 	var out []grounding.SWEOutcome
 	for _, o := range f.outcomes[id] {
 		if o.ExtID > after {
@@ -330,5 +336,31 @@ func TestSWEInstanceEvidence(t *testing.T) {
 	}
 	if !strings.Contains(doc.Find("[data-testid=swe-loc] h2").Text(), count(ev.LOCTokens)+" tokens") {
 		t.Errorf("LOC heading = %q", doc.Find("[data-testid=swe-loc] h2").Text())
+	}
+}
+
+// TestSWECompareCache: a second comparison reads no outcomes while the
+// store's stamp is unchanged, and reads again once it changes.
+func TestSWECompareCache(t *testing.T) {
+	f := sweFake()
+	h := sweRouter(f)
+	get := func() {
+		rec, _ := do(t, h, httptest.NewRequest("GET", "/swe?run=1&run=2", nil), false)
+		if rec.Code != 200 {
+			t.Fatal(rec.Code)
+		}
+	}
+	get()
+	if f.loads != 2 || len(f.refreshed) != 2 {
+		t.Fatalf("first comparison: %d loads, %v refreshed; want 2 and both runs", f.loads, f.refreshed)
+	}
+	get()
+	if f.loads != 2 {
+		t.Errorf("second comparison loaded again (%d loads)", f.loads)
+	}
+	f.stamp++ // e.g. metadata imported
+	get()
+	if f.loads != 4 {
+		t.Errorf("after the stamp changed: %d loads, want 4", f.loads)
 	}
 }

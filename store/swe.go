@@ -297,11 +297,36 @@ func (db *DB) RefreshSWEDiagnostics(ctx context.Context, runID int64) (int, erro
 		curID    int64
 		done     = map[int64]bool{}
 	)
+	// Diagnosis runs beside the scan, on another core: the driver and
+	// the classifier cost about the same.
+	type job struct {
+		id int64
+		t  *grounding.Trajectory
+	}
+	jobs := make(chan job, 64)
+	results := make(chan []sweDiagnosticRow, 1)
+	go func() {
+		var out []sweDiagnosticRow
+		for j := range jobs {
+			out = append(out, diagnosticRow(j.id, byID[j.id].RunID, grounding.DiagnoseSWE(j.t, nil)))
+		}
+		results <- out
+	}()
+	stopped := false
+	stop := func() []sweDiagnosticRow {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		close(jobs)
+		return <-results
+	}
+	defer stop()
 	finish := func() {
 		if cur == nil {
 			return
 		}
-		computed = append(computed, diagnosticRow(curID, byID[curID].RunID, grounding.DiagnoseSWE(cur, nil)))
+		jobs <- job{curID, cur}
 		done[curID] = true
 		cur = nil
 	}
@@ -331,6 +356,7 @@ func (db *DB) RefreshSWEDiagnostics(ctx context.Context, runID int64) (int, erro
 	}
 	rows.Close()
 	finish()
+	computed = stop()
 	for _, h := range heads { // trajectories without messages
 		if !done[h.ID] {
 			computed = append(computed, diagnosticRow(h.ID, h.RunID, grounding.DiagnoseSWE(&grounding.Trajectory{ID: h.ExtID, Meta: h.Meta}, nil)))
@@ -423,19 +449,26 @@ type sweOutcomeRow struct {
 	Resolved   sql.NullBool `db:"resolved"`
 }
 
-func (r sweOutcomeRow) outcome() (grounding.SWEOutcome, error) {
+func (r sweOutcomeRow) outcome(refs map[string][]string) (grounding.SWEOutcome, error) {
 	o := grounding.SWEOutcome{
 		TrajectoryID: r.TrajectoryID, ExtID: r.ExtID, InstanceID: r.InstanceID, Steps: r.Steps, Stages: r.Stages,
 		Reproduction: boolPtr(r.Reproduction), Verification: boolPtr(r.Verification), Completed: r.Completed,
 		Resolved: boolPtr(r.Resolved),
 	}
-	if err := json.Unmarshal(r.EditedFiles, &o.EditedFiles); err != nil {
-		return o, fmt.Errorf("decode edited files of trajectory %d: %w", r.TrajectoryID, err)
+	if string(r.EditedFiles) != "[]" {
+		if err := json.Unmarshal(r.EditedFiles, &o.EditedFiles); err != nil {
+			return o, fmt.Errorf("decode edited files of trajectory %d: %w", r.TrajectoryID, err)
+		}
 	}
 	if len(r.PatchFiles) > 0 {
-		var ref []string
-		if err := json.Unmarshal(r.PatchFiles, &ref); err != nil {
-			return o, fmt.Errorf("decode reference files of %s: %w", r.InstanceID, err)
+		// Runs attempt the same instances many times: decode each
+		// instance's reference once per read.
+		ref, ok := refs[r.InstanceID]
+		if !ok {
+			if err := json.Unmarshal(r.PatchFiles, &ref); err != nil {
+				return o, fmt.Errorf("decode reference files of %s: %w", r.InstanceID, err)
+			}
+			refs[r.InstanceID] = ref
 		}
 		o.Localization = grounding.SWELocalization(o.EditedFiles, ref)
 	}
@@ -471,12 +504,37 @@ func (db *DB) SWEOutcomes(ctx context.Context, runID int64, after string, limit 
 		next = rows[limit-1].ExtID
 	}
 	outs = make([]grounding.SWEOutcome, len(rows))
+	refs := map[string][]string{}
 	for i, r := range rows {
-		if outs[i], err = r.outcome(); err != nil {
+		if outs[i], err = r.outcome(refs); err != nil {
 			return nil, "", fmt.Errorf("store: %s: %w", op, err)
 		}
 	}
 	return outs, next, nil
+}
+
+// SWEStamp returns a short string that changes whenever the outcomes of
+// the run's SWE trajectories may have: trajectories imported into the run,
+// instance metadata imported, or the run's results imported. It reads a few
+// index entries, so a page can cache a run's outcomes under it.
+func (db *DB) SWEStamp(ctx context.Context, runID int64) (string, error) {
+	var s struct {
+		Trajectories int            `db:"trajectories"`
+		Instances    int            `db:"instances"`
+		InstancesAt  sql.NullString `db:"instances_at"`
+		Results      int            `db:"results"`
+		ResultsAt    sql.NullString `db:"results_at"`
+	}
+	err := db.x.GetContext(ctx, &s, db.x.Rebind(`SELECT
+		COALESCE((SELECT trajectories FROM runs WHERE id = ?), -1) AS trajectories,
+		(SELECT COUNT(*) FROM swe_instances) AS instances,
+		(SELECT MAX(imported_at) FROM swe_instances) AS instances_at,
+		(SELECT COUNT(*) FROM swe_results WHERE run_id = ?) AS results,
+		(SELECT MAX(imported_at) FROM swe_results WHERE run_id = ?) AS results_at`), runID, runID, runID)
+	if err != nil {
+		return "", storeErr(fmt.Sprintf("SWE stamp of run %d", runID), err)
+	}
+	return fmt.Sprintf("v%d t%d i%d@%s r%d@%s", sweDiagnosticsVersion, s.Trajectories, s.Instances, s.InstancesAt.String, s.Results, s.ResultsAt.String), nil
 }
 
 // SWESubject loads what the diagnostics page of one trajectory needs, in

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"groundwork/grounding"
 	"groundwork/store"
@@ -23,6 +24,7 @@ var sweTests = []struct {
 	{"SWEResults", testSWEResults},
 	{"SWEDiagnostics", testSWEDiagnostics},
 	{"SWESubject", testSWESubject},
+	{"SWEStamp", testSWEStamp},
 }
 
 const swePatch = "diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -1,2 +1,2 @@\n def div(a, b):\n-    return a / b\n+    return a / b if b else 0\n"
@@ -345,5 +347,46 @@ func SWEGeneratedSeq(from, n int) iter.Seq2[*grounding.Trajectory, error] {
 				return
 			}
 		}
+	}
+}
+
+func testSWEStamp(t *testing.T, db *store.DB) {
+	mustImport(t, db, "swe-a", "a.jsonl", SWELike("t1", "acme__calc-1", true))
+	run := mustRun(t, db, "swe-a")
+	stamp := func() string {
+		t.Helper()
+		s, err := db.SWEStamp(ctx, run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s0 := stamp()
+	if _, err := db.RefreshSWEDiagnostics(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	if s := stamp(); s != s0 {
+		t.Errorf("computing diagnostics changed the stamp %q → %q; the outcomes did not change", s0, s)
+	}
+	steps := []func(){
+		func() { mustImport(t, db, "swe-a", "b.jsonl", SWELike("t2", "acme__calc-2", false)) },
+		func() { db.ImportSWEInstances(ctx, "i.json", instanceSeq(SWEInstance("acme__calc-1", false))) },
+		func() { db.ImportSWEInstances(ctx, "i2.json", instanceSeq(SWEInstance("acme__calc-1", true))) }, // a replacement
+		func() {
+			db.ImportSWEResults(ctx, "swe-a", "r.json", resultSeq(grounding.SWEResult{InstanceID: "acme__calc-1", Resolved: true}))
+		},
+	}
+	prev := s0
+	for i, step := range steps {
+		time.Sleep(2 * time.Millisecond) // stored times have microseconds
+		step()
+		s := stamp()
+		if s == prev {
+			t.Errorf("step %d left the stamp at %q", i, s)
+		}
+		prev = s
+	}
+	if s, err := db.SWEStamp(ctx, 999999); err != nil || s == "" {
+		t.Errorf("SWEStamp(unknown run) = %q, %v", s, err)
 	}
 }
