@@ -256,6 +256,7 @@ func importResult(res grounding.ImportResult, name string) *views.ImportResult {
 	if res.RunID > 0 {
 		out.RunURL = runURL(res.RunID)
 	}
+	out.Note = sweImportNote(res)
 	if res.Duplicate {
 		out.RunName = res.PreviousRun
 		out.Duplicate = fmt.Sprintf("This file was already imported into run %s on %s; nothing was added.",

@@ -694,3 +694,21 @@ func (h *SWE) Instance(w http.ResponseWriter, r *http.Request) {
 	}
 	render(w, r, http.StatusOK, page{title: in.InstanceID + " · SWE", section: "swe", body: views.SWEInstance(p)})
 }
+
+// sweImportNote describes an import of SWE-bench metadata or evaluation
+// results (whose Format names the kind and count, "swe-instances (78
+// instances)"), which add no trajectories; "" for anything else.
+func sweImportNote(res grounding.ImportResult) string {
+	kind, n, ok := strings.Cut(res.Format, " (")
+	if !ok {
+		return ""
+	}
+	n = strings.TrimSuffix(n, ")")
+	switch grounding.Format(kind) {
+	case grounding.FormatSWEInstances:
+		return n + " of SWE-bench metadata (no trajectories); the SWE pages use them as the reference"
+	case grounding.FormatSWEResults:
+		return n + " of SWE-bench evaluation for run " + res.RunName
+	}
+	return ""
+}

@@ -364,3 +364,33 @@ func TestSWECompareCache(t *testing.T) {
 		t.Errorf("after the stamp changed: %d loads, want 4", f.loads)
 	}
 }
+
+// TestImportSWEDataNote: an upload of SWE-bench metadata says what it
+// imported instead of "0 trajectories into run ".
+func TestImportSWEDataNote(t *testing.T) {
+	for _, tt := range []struct {
+		res  grounding.ImportResult
+		want string
+	}{
+		{grounding.ImportResult{File: "instances.jsonl", Format: "swe-instances (78 instances)"}, "78 instances of SWE-bench metadata"},
+		{grounding.ImportResult{File: "report.json", Format: "swe-results (500 results)", RunName: "gemini", RunID: 2}, "500 results of SWE-bench evaluation for run gemini"},
+	} {
+		for _, m := range modes {
+			st := &fakeStore{t: t, ImportFileFn: func(string, string, string, grounding.Format) (grounding.ImportResult, error) { return tt.res, nil }}
+			h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+			body, ct := multipartBody(t, "gemini", "auto", tt.res.File, []byte(`{"instance_id": "a__b-1", "patch": ""}`))
+			req := httptest.NewRequest("POST", "/import", body)
+			req.Header.Set("Content-Type", ct)
+			rec, doc := do(t, h, req, m.htmx)
+			if rec.Code != 200 {
+				t.Fatalf("%s: POST /import = %d\n%s", m.name, rec.Code, rec.Body)
+			}
+			if got := doc.Find("[data-testid=import-note]").Text(); !strings.Contains(got, tt.want) {
+				t.Errorf("%s: note = %q, want %q", m.name, got, tt.want)
+			}
+			if strings.Contains(doc.Find("[data-testid=import-ok]").Text(), "0 trajectories") {
+				t.Errorf("%s: metadata import shows trajectory counts", m.name)
+			}
+		}
+	}
+}

@@ -262,6 +262,9 @@ type ImportResult struct {
 	Trajectories string
 	Messages     string
 	Decisions    string
+	// Note replaces the counts for files that hold no trajectories (SWE-bench
+	// metadata, evaluation results): "78 instances of SWE-bench metadata".
+	Note string
 }
 
 // TrajectoryCheck is the trajectory-level result of the grounding checks.
