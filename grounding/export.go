@@ -127,8 +127,11 @@ type ExportTrajectory struct {
 	Tools json.RawMessage
 	// Messages are visible messages in order, with Index set: all of them
 	// for SFT, the assistant ones for masks and CSV (enough for tokens).
-	Messages  []Message
-	Decisions []ExportDecision // every decision, in ordinal order
+	Messages []Message
+	// Decisions are every decision, in ordinal order. An SFT export renders
+	// none, so its store may fill only Message, Mask and HumanVerdict, in
+	// message order.
+	Decisions []ExportDecision
 
 	// Set by Prepare.
 	SelectedDecisions   int

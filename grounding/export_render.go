@@ -14,11 +14,12 @@ import (
 // callers choose their buffering. An encoder counts what it wrote for the
 // trailer; it is not safe for concurrent use.
 //
-// JSON Lines exports (masks, SFT) start with {"groundwork_export": {…}} and
-// end with {"groundwork_trailer": {…}}; CSV starts and ends with comment
-// lines "# " followed by the same JSON objects, around the column header and
-// the rows. A trailer with "complete": true is the proof that nothing was
-// cut; a failure mid-stream ends with "complete": false and the error.
+// JSON Lines exports (masks, SFT) start with {"groundwork_export": {…}} (the
+// snapshot and the request) and end with {"groundwork_trailer": {…}} (the
+// counts and versions); CSV starts and ends with comment lines "# "
+// followed by the same JSON objects, around the column header and the rows.
+// A trailer with "complete": true is the proof that nothing was cut; a
+// failure mid-stream ends with "complete": false and the error.
 type ExportEncoder struct {
 	f     ExportFilter
 	tools map[string][]byte // OpenAI tool lists already rendered, by stored JSON
@@ -92,9 +93,10 @@ func safeName(s string) string {
 	return out
 }
 
-// Header appends the first line: the snapshot time, the filter, the counts
-// the export will contain and the engine and profile versions behind them.
-func (e *ExportEncoder) Header(dst []byte, s ExportSummary) []byte {
+// Header appends the first line: the snapshot the export reads, what it
+// was asked for, and how weights and tokens are counted. It goes out before
+// anything heavy is read; the counts and versions come in the trailer.
+func (e *ExportEncoder) Header(dst []byte, snapshot time.Time) []byte {
 	if e.f.Format == ExportCSV {
 		dst = append(dst, "# "...)
 	}
@@ -108,7 +110,7 @@ func (e *ExportEncoder) Header(dst []byte, s ExportSummary) []byte {
 	dst = append(dst, `,"run_id":`...)
 	dst = strconv.AppendInt(dst, f.RunID, 10)
 	dst = append(dst, `,"snapshot":`...)
-	dst = appendJSONString(dst, s.Snapshot.UTC().Format(time.RFC3339Nano))
+	dst = appendJSONString(dst, snapshot.UTC().Format(time.RFC3339Nano))
 	dst = append(dst, `,"view":`...)
 	dst = appendOptString(dst, f.View)
 	dst = append(dst, `,"scale":`...)
@@ -133,13 +135,6 @@ func (e *ExportEncoder) Header(dst []byte, s ExportSummary) []byte {
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = appendCounts(dst, s.Trajectories, s.Decisions, s.Supervised)
-	dst = append(dst, `,"parents":`...)
-	dst = strconv.AppendInt(dst, int64(s.Parents), 10)
-	dst = append(dst, `,"engine_versions":`...)
-	dst = appendStrings(dst, s.EngineVersions)
-	dst = append(dst, `,"profiles":`...)
-	dst = appendStrings(dst, s.Profiles)
 	dst = append(dst, `,"weights":"each parent weighs 1/parents, split among its trajectories by target tokens","target_tokens":`...)
 	dst = appendJSONString(dst, TokenCount)
 	dst = append(dst, "}}\n"...)
@@ -158,21 +153,32 @@ func appendCounts(dst []byte, trajectories, decisions, supervised int) []byte {
 	return strconv.AppendInt(dst, int64(supervised), 10)
 }
 
-// Trailer appends the last line of a complete export with the counts
-// written, which equal the header's.
-func (e *ExportEncoder) Trailer(dst []byte) []byte {
-	return e.trailer(dst, true, "")
+// Trailer appends the last line of a complete export: the counts written
+// (which the store checked against its summary of the same snapshot), the
+// number of parents P behind the weights, and the engine and profile
+// versions that produced the verdicts.
+func (e *ExportEncoder) Trailer(dst []byte, s ExportSummary) []byte {
+	dst = e.trailerStart(dst, true, "")
+	dst = append(dst, `,"parents":`...)
+	dst = strconv.AppendInt(dst, int64(s.Parents), 10)
+	dst = append(dst, `,"engine_versions":`...)
+	dst = appendStrings(dst, s.EngineVersions)
+	dst = append(dst, `,"profiles":`...)
+	dst = appendStrings(dst, s.Profiles)
+	dst = append(dst, `,"snapshot":`...)
+	dst = appendJSONString(dst, s.Snapshot.UTC().Format(time.RFC3339Nano))
+	return append(dst, "}}\n"...)
 }
 
 // ErrorTrailer appends the last line of an export that failed after it
-// began: complete is false and message says why. The caller then breaks the
-// connection, so a client that ignores the line still sees a truncated
-// transfer.
+// began: complete is false, message says why, and the counts are what was
+// written before. The caller then breaks the connection, so a client that
+// ignores the line still sees a truncated transfer.
 func (e *ExportEncoder) ErrorTrailer(dst []byte, message string) []byte {
-	return e.trailer(dst, false, message)
+	return append(e.trailerStart(dst, false, message), "}}\n"...)
 }
 
-func (e *ExportEncoder) trailer(dst []byte, complete bool, message string) []byte {
+func (e *ExportEncoder) trailerStart(dst []byte, complete bool, message string) []byte {
 	if e.f.Format == ExportCSV {
 		dst = append(dst, "# "...)
 	}
@@ -182,8 +188,7 @@ func (e *ExportEncoder) trailer(dst []byte, complete bool, message string) []byt
 		dst = append(dst, `,"error":`...)
 		dst = appendJSONString(dst, message)
 	}
-	dst = appendCounts(dst, e.trajectories, e.decisions, e.supervised)
-	return append(dst, "}}\n"...)
+	return appendCounts(dst, e.trajectories, e.decisions, e.supervised)
 }
 
 // Written returns what the encoder has written so far.

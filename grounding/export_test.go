@@ -223,12 +223,12 @@ func TestExportCSV(t *testing.T) {
 	tr.Prepare(VerdictSourceAny)
 	tr.Weight = 0.25
 	enc := NewExportEncoder(ExportFilter{Format: ExportCSV, RunName: "-run", Complete: true})
-	out := enc.Header(nil, ExportSummary{Snapshot: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), Trajectories: 1, Decisions: 5, Supervised: 3, Parents: 1})
+	out := enc.Header(nil, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
 	out, err := enc.Trajectory(out, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out = enc.Trailer(out)
+	out = enc.Trailer(out, ExportSummary{Trajectories: 1, Decisions: 5, Supervised: 3, Parents: 1})
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if !strings.HasPrefix(lines[0], `# {"groundwork_export":`) || !strings.HasPrefix(lines[len(lines)-1], `# {"groundwork_trailer":{"complete":true`) {
 		t.Fatalf("CSV comment lines = %q … %q", lines[0], lines[len(lines)-1])
@@ -266,17 +266,16 @@ func TestExportHeaderAndTrailer(t *testing.T) {
 	f := ExportFilter{RunID: 3, RunName: "demo", Format: ExportMasks, Scale: Scale{"8B", 3}, Source: VerdictSourceAny, Complete: true}
 	enc := NewExportEncoder(f)
 	at := time.Date(2026, 11, 29, 10, 15, 0, 123000, time.UTC)
-	h := enc.Header(nil, ExportSummary{Snapshot: at, Trajectories: 2, Decisions: 9, Supervised: 4, Parents: 1, EngineVersions: []string{"1.0.0"}, Profiles: []string{"airline@1"}})
+	h := enc.Header(nil, at)
 	var got struct {
 		E struct {
-			Version                                      int
-			Format, Run                                  string
-			Snapshot                                     time.Time
-			Scale                                        string
-			TargetDepth                                  int `json:"target_depth"`
-			Limit                                        *int
-			Trajectories, Decisions, Supervised, Parents int
-			Profiles                                     []string
+			Version     int
+			Format, Run string
+			Snapshot    time.Time
+			Scale       string
+			TargetDepth int `json:"target_depth"`
+			Limit       *int
+			Complete    bool
 		} `json:"groundwork_export"`
 	}
 	if err := json.Unmarshal(h, &got); err != nil {
@@ -284,8 +283,26 @@ func TestExportHeaderAndTrailer(t *testing.T) {
 	}
 	e := got.E
 	if e.Version != 1 || e.Format != "masks" || e.Run != "demo" || !e.Snapshot.Equal(at) || e.Scale != "8B" || e.TargetDepth != 3 ||
-		e.Limit != nil || e.Trajectories != 2 || e.Decisions != 9 || e.Parents != 1 || e.Profiles[0] != "airline@1" {
+		e.Limit != nil || !e.Complete {
 		t.Errorf("header = %s", h)
+	}
+	tr0 := enc.Trailer(nil, ExportSummary{Snapshot: at, Trajectories: 2, Decisions: 9, Supervised: 4, Parents: 1, EngineVersions: []string{"1.0.0"}, Profiles: []string{"airline@1"}})
+	var trailer struct {
+		T struct {
+			Complete                                     bool
+			Trajectories, Decisions, Supervised, Parents int
+			EngineVersions                               []string `json:"engine_versions"`
+			Profiles                                     []string
+			Snapshot                                     time.Time
+		} `json:"groundwork_trailer"`
+	}
+	if err := json.Unmarshal(tr0, &trailer); err != nil {
+		t.Fatalf("trailer %s: %v", tr0, err)
+	}
+	// Counts are what the encoder wrote (nothing here); the rest is the summary's.
+	x := trailer.T
+	if !x.Complete || x.Trajectories != 0 || x.Parents != 1 || x.EngineVersions[0] != "1.0.0" || x.Profiles[0] != "airline@1" || !x.Snapshot.Equal(at) {
+		t.Errorf("trailer = %s", tr0)
 	}
 	tr := enc.ErrorTrailer(nil, "internal error (request id 7)")
 	if !json.Valid(tr) || !bytes.Contains(tr, []byte(`"complete":false,"error":"internal error (request id 7)"`)) {

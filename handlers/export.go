@@ -37,9 +37,10 @@ type exportStore interface {
 	ViewByName(ctx context.Context, runID int64, name string) (grounding.CoverageView, error)
 	// ExportSummary counts what Export would yield now.
 	ExportSummary(ctx context.Context, f grounding.ExportFilter) (grounding.ExportSummary, error)
-	// Export streams one snapshot: begin once with the summary, then each
-	// per trajectory. Errors before begin mean nothing was read.
-	Export(ctx context.Context, f grounding.ExportFilter, begin func(grounding.ExportSummary) error, each func(*grounding.ExportTrajectory) error) error
+	// Export streams one snapshot: begin once the snapshot is taken, then
+	// each per trajectory; it returns the summary of what it passed on.
+	// Errors before begin mean nothing was read.
+	Export(ctx context.Context, f grounding.ExportFilter, begin func(snapshot time.Time) error, each func(*grounding.ExportTrajectory) error) (grounding.ExportSummary, error)
 }
 
 // Export serves the export downloads (/api/export/{run}/…) and the page
@@ -181,9 +182,10 @@ func (h *Export) exportRun(ctx context.Context, name string) (grounding.Run, err
 var errHead = errors.New("head request: headers only")
 
 // stream answers one download. Everything that can be refused is refused
-// before the first byte, with its status; once the 200 is out, a failure
-// ends the body with an error trailer line and breaks the connection, so no
-// client mistakes a cut file for a whole one.
+// before the first byte, with its status. The 200 and the first line leave
+// as soon as the snapshot is taken; once they are out, a failure ends the
+// body with an error trailer line and breaks the connection, so no client
+// mistakes a cut file for a whole one.
 func (h *Export) stream(w http.ResponseWriter, r *http.Request, format grounding.ExportFormat) {
 	// chi matches the raw path when it has escapes: the name may be escaped.
 	name, err := url.PathUnescape(chi.URLParam(r, "run"))
@@ -207,14 +209,12 @@ func (h *Export) stream(w http.ResponseWriter, r *http.Request, format grounding
 		buf   []byte
 		began bool
 	)
-	err = h.store.Export(r.Context(), f, func(s grounding.ExportSummary) error {
+	sum, err := h.store.Export(r.Context(), f, func(at time.Time) error {
 		began = true
 		hd := w.Header()
 		hd.Set("Content-Type", enc.ContentType())
-		hd.Set("Content-Disposition", `attachment; filename="`+enc.FileName(s.Snapshot)+`"`)
-		hd.Set("X-Groundwork-Snapshot", s.Snapshot.UTC().Format(time.RFC3339Nano))
-		hd.Set("X-Groundwork-Trajectories", strconv.Itoa(s.Trajectories))
-		hd.Set("X-Groundwork-Decisions", strconv.Itoa(s.Decisions))
+		hd.Set("Content-Disposition", `attachment; filename="`+enc.FileName(at)+`"`)
+		hd.Set("X-Groundwork-Snapshot", at.UTC().Format(time.RFC3339Nano))
 		hd.Set("X-Accel-Buffering", "no") // proxies: pass the stream on as it comes
 		hd.Add("Vary", "Accept-Encoding")
 		gz := acceptsGzip(r)
@@ -226,7 +226,7 @@ func (h *Export) stream(w http.ResponseWriter, r *http.Request, format grounding
 			return errHead
 		}
 		out = newExportWriter(w, gz)
-		buf = enc.Header(buf[:0], s)
+		buf = enc.Header(buf[:0], at)
 		if err := out.write(buf); err != nil {
 			return err
 		}
@@ -242,7 +242,7 @@ func (h *Export) stream(w http.ResponseWriter, r *http.Request, format grounding
 	case errors.Is(err, errHead):
 		return
 	case err == nil:
-		if err = out.write(enc.Trailer(buf[:0])); err == nil {
+		if err = out.write(enc.Trailer(buf[:0], sum)); err == nil {
 			err = out.close()
 		}
 		if err == nil {

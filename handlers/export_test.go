@@ -71,24 +71,24 @@ func (f *fakeExport) ExportSummary(_ context.Context, flt grounding.ExportFilter
 	f.got = flt
 	return f.summary, nil
 }
-func (f *fakeExport) Export(_ context.Context, flt grounding.ExportFilter, begin func(grounding.ExportSummary) error, each func(*grounding.ExportTrajectory) error) error {
+func (f *fakeExport) Export(_ context.Context, flt grounding.ExportFilter, begin func(time.Time) error, each func(*grounding.ExportTrajectory) error) (grounding.ExportSummary, error) {
 	f.got = flt
 	if f.err != nil && f.failAt < 0 {
-		return f.err
+		return grounding.ExportSummary{}, f.err
 	}
-	if err := begin(f.summary); err != nil {
-		return err
+	if err := begin(f.summary.Snapshot); err != nil {
+		return grounding.ExportSummary{}, err
 	}
 	for i, t := range f.ts {
 		if f.err != nil && i == f.failAt {
-			return f.err
+			return grounding.ExportSummary{}, f.err
 		}
 		t.Prepare(flt.Source)
 		if err := each(t); err != nil {
-			return err
+			return grounding.ExportSummary{}, err
 		}
 	}
-	return nil
+	return f.summary, nil
 }
 func (f *fakeExport) APITokens(context.Context, int64) ([]grounding.APIToken, error) {
 	return f.tokens, nil
@@ -266,7 +266,7 @@ func TestExportFormats(t *testing.T) {
 				!strings.HasPrefix(lines[len(lines)-1], `{"groundwork_trailer":{"complete":true,"trajectories":3,"decisions":3`) {
 				t.Errorf("GET %s header/trailer:\n%s\n%s", tt.path, lines[0], lines[len(lines)-1])
 			}
-			if rec.Header().Get("X-Groundwork-Snapshot") != "2026-11-29T12:00:00Z" || rec.Header().Get("X-Groundwork-Trajectories") != "3" {
+			if rec.Header().Get("X-Groundwork-Snapshot") != "2026-11-29T12:00:00Z" || !strings.Contains(lines[len(lines)-1], `"parents":2`) {
 				t.Errorf("GET %s snapshot headers: %v", tt.path, rec.Header())
 			}
 			if aborted != 0 {
@@ -285,7 +285,7 @@ func TestExportHead(t *testing.T) {
 	h := NewExport(quietLog(), st)
 	r.Head("/api/export/{run}/sft.jsonl", h.SFT)
 	r.ServeHTTP(rec, req)
-	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("X-Groundwork-Trajectories") != "3" || aborted != 0 {
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("X-Groundwork-Snapshot") == "" || aborted != 0 {
 		t.Errorf("HEAD = %d, %d bytes, %v", rec.Code, rec.Body.Len(), rec.Header())
 	}
 }

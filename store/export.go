@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -40,13 +41,15 @@ const exportBatch = 512
 type exportDialect struct {
 	// tx begins the snapshot.
 	tx sql.TxOptions
+	// setup runs first in the export transaction.
+	setup []string
 	// cursor streams the rows of q inside tx.
 	cursor func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error)
 }
 
 var exportDialects = map[string]exportDialect{
 	"sqlite": {
-		tx:    sql.TxOptions{ReadOnly: true},
+		tx: sql.TxOptions{ReadOnly: true},
 		// SQLite steps several statements of one connection at once, so the
 		// cursor is an open result set read between the batch queries.
 		cursor: func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error) {
@@ -58,7 +61,10 @@ var exportDialects = map[string]exportDialect{
 		},
 	},
 	"postgres": {
-		tx:    sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
+		tx: sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
+		// The summary hashes a few hundred thousand (trajectory, message)
+		// groups: with the default 4 MB it spills to disk in batches.
+		setup: []string{`SET LOCAL work_mem = '64MB'`},
 		// lib/pq cannot run a query while another one's rows are open, so the
 		// cursor is a server-side one, fetched a batch at a time.
 		cursor: func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error) {
@@ -167,18 +173,21 @@ func (db *DB) exportSummaryQuery(f grounding.ExportFilter) (string, []any) {
 		sel = `CASE WHEN d.human_verdict <> '' THEN 1 ELSE 0 END`
 	}
 	base, bargs := exportBase(f)
-	q := `WITH m AS (
+	// Joined from the candidates, the decisions are read through
+	// decisions_export_idx (trajectory_id, message_idx, mask, human_verdict)
+	// alone.
+	q := `WITH b AS (` + base + `), m AS (
 		SELECT d.trajectory_id AS tid, COUNT(*) AS n, SUM(` + sel + `) AS nsel,
 		       MIN(CASE WHEN ` + sel + ` = 1 AND d.mask = 1 THEN 1 ELSE 0 END) AS w
-		FROM decisions d WHERE d.run_id = ?
+		FROM b JOIN decisions d ON d.trajectory_id = b.id
 		GROUP BY d.trajectory_id, d.message_idx
 	), p AS (
 		SELECT tid, SUM(nsel) AS nsel, SUM(CASE WHEN w = 1 THEN n ELSE 0 END) AS nsup
 		FROM m GROUP BY tid
 	)
 	SELECT b.id, b.parent_id, b.engine_version, b.profile, COALESCE(p.nsel, 0), COALESCE(p.nsup, 0)
-	FROM (` + base + `) b LEFT JOIN p ON p.tid = b.id`
-	args := append([]any{f.RunID}, bargs...)
+	FROM b LEFT JOIN p ON p.tid = b.id`
+	args := bargs
 	switch {
 	case f.IncludeEmpty:
 	case f.Format == grounding.ExportSFT:
@@ -223,14 +232,20 @@ func (db *DB) ExportSummary(ctx context.Context, f grounding.ExportFilter) (grou
 		return grounding.ExportSummary{}, storeErr("export summary", err)
 	}
 	defer tx.Rollback()
-	return db.exportSummary(ctx, tx, f)
+	at, err := db.exportSnapshot(ctx, tx, f)
+	if err != nil {
+		return grounding.ExportSummary{}, err
+	}
+	s, err := db.exportSummary(ctx, tx, f)
+	s.Snapshot = at
+	return s, err
 }
 
 func ptr[T any](v T) *T { return &v }
 
 func (db *DB) exportSummary(ctx context.Context, tx *sqlx.Tx, f grounding.ExportFilter) (grounding.ExportSummary, error) {
 	op := fmt.Sprintf("export summary of run %d", f.RunID)
-	s := grounding.ExportSummary{Snapshot: now()}
+	var s grounding.ExportSummary
 	q, args := db.exportSummaryQuery(f)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -279,40 +294,47 @@ func (db *DB) exportSummary(ctx context.Context, tx *sqlx.Tx, f grounding.Export
 }
 
 // Export streams the export f describes from one snapshot. It calls begin
-// once with the summary (the same figures as ExportSummary, from the same
-// snapshot), then each for every trajectory in export order, parent by
-// parent, with its decisions prepared (grounding.ExportTrajectory.Prepare)
-// and its parent-normalized weight set. The trajectory passed to each is
-// valid only during the call. An error from begin or each stops the export
-// and comes back as is.
+// once the snapshot is taken, with its time, before reading anything heavy
+// (so the first line leaves at once); then each for every trajectory in
+// export order, parent by parent, with its decisions prepared
+// (grounding.ExportTrajectory.Prepare) and its parent-normalized weight
+// set. The trajectory passed to each is valid only during the call. It
+// returns the summary of what it passed on, which ExportSummary would have
+// announced for the same snapshot; if the two ever differed, that is an
+// error. An error from begin or each stops the export and comes back as is.
 //
 // Hidden context never enters an export: hidden messages are not read, nor
 // the trajectories' hidden entries, requests or meta.
 //
 // A bad filter is grounding.ErrInvalid, before begin is called. The caller
 // resolves the run and the view (f.ViewID); an unknown one exports nothing.
-func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(grounding.ExportSummary) error, each func(*grounding.ExportTrajectory) error) error {
+func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(snapshot time.Time) error, each func(*grounding.ExportTrajectory) error) (grounding.ExportSummary, error) {
+	var sum grounding.ExportSummary
 	if err := checkExportFilter(&f); err != nil {
-		return err
+		return sum, err
 	}
 	op := fmt.Sprintf("export run %d", f.RunID)
 	ed := exportDialects[db.d.name]
 	tx, err := db.x.BeginTxx(ctx, &ed.tx)
 	if err != nil {
-		return storeErr(op, err)
+		return sum, storeErr(op, err)
 	}
 	defer tx.Rollback()
-	sum, err := db.exportSummary(ctx, tx, f)
+	at, err := db.exportSnapshot(ctx, tx, f)
 	if err != nil {
-		return err
+		return sum, err
 	}
-	if err := begin(sum); err != nil {
-		return err
+	if err := begin(at); err != nil {
+		return sum, err
 	}
+	if sum, err = db.exportSummary(ctx, tx, f); err != nil {
+		return sum, err
+	}
+	sum.Snapshot = at
 	q, args := db.exportCursorQuery(f)
 	cur, err := ed.cursor(ctx, tx, q, args)
 	if err != nil {
-		return storeErr(op+": open cursor", err)
+		return sum, storeErr(op+": open cursor", err)
 	}
 	defer cur.close()
 
@@ -323,16 +345,16 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(g
 	for done := false; !done; {
 		batch, err = cur.next(ctx, batch[:0], exportBatch)
 		if err != nil {
-			return storeErr(op+": fetch", err)
+			return sum, storeErr(op+": fetch", err)
 		}
 		done = len(batch) < exportBatch
 		ts, err := l.load(ctx, batch, &left)
 		if err != nil {
-			return err
+			return sum, err
 		}
 		for _, t := range ts {
 			if err := g.add(t); err != nil {
-				return err
+				return sum, err
 			}
 		}
 		if f.Limit > 0 && left == 0 {
@@ -340,19 +362,36 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(g
 		}
 	}
 	if err := g.flush(); err != nil {
-		return err
+		return sum, err
 	}
 	// The summary and the rows come from one snapshot and the same rules,
 	// so they agree; if they ever did not, the export must not end as if
 	// it were complete.
 	if g.n != [4]int{sum.Trajectories, sum.Decisions, sum.Supervised, sum.Parents} {
-		return fmt.Errorf("store: %s: wrote %d trajectories, %d decisions, %d supervised, %d parents; the summary announced %d, %d, %d, %d",
+		return sum, fmt.Errorf("store: %s: wrote %d trajectories, %d decisions, %d supervised, %d parents; the summary announced %d, %d, %d, %d",
 			op, g.n[0], g.n[1], g.n[2], g.n[3], sum.Trajectories, sum.Decisions, sum.Supervised, sum.Parents)
 	}
 	if err := cur.close(); err != nil {
-		return storeErr(op+": close cursor", err)
+		return sum, storeErr(op+": close cursor", err)
 	}
-	return storeErr(op+": end", tx.Commit())
+	return sum, storeErr(op+": end", tx.Commit())
+}
+
+// exportSnapshot starts the transaction's snapshot (Postgres takes it at
+// the first statement, SQLite at the first read) with a read of the run, and
+// sets what the dialect wants for a long read.
+func (db *DB) exportSnapshot(ctx context.Context, tx *sqlx.Tx, f grounding.ExportFilter) (time.Time, error) {
+	op := fmt.Sprintf("export run %d", f.RunID)
+	for _, q := range exportDialects[db.d.name].setup {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return time.Time{}, storeErr(op, err)
+		}
+	}
+	var n int
+	if err := tx.GetContext(ctx, &n, tx.Rebind(`SELECT COUNT(*) FROM runs WHERE id = ?`), f.RunID); err != nil {
+		return time.Time{}, storeErr(op, err)
+	}
+	return now(), nil
 }
 
 // exportGroups holds one parent's trajectories until the parent ends, since
@@ -421,16 +460,17 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 		ids[i] = r.id
 	}
 	sft := l.f.Format == grounding.ExportSFT
-	// SFT needs neither reasons nor annotators.
-	extra := `'[]', NULL, ''`
-	join := ``
+	// SFT renders no decision: it needs which messages are supervised, from
+	// decisions_export_idx alone. Masks and CSV need every column.
+	q := `SELECT d.trajectory_id, 0, d.message_idx, 0, '', '', d.human_verdict, '', d.mask, '[]', NULL, ''
+		FROM decisions d WHERE d.trajectory_id IN ` + inList(len(ids)) + ` ORDER BY d.trajectory_id, d.message_idx`
 	if !sft {
-		extra = `d.reasons, d.decided_at, COALESCE(u.name, '')`
-		join = ` LEFT JOIN users u ON u.id = d.decided_by`
+		q = `SELECT d.trajectory_id, d.ordinal, d.message_idx, d.call_idx, d.tool, d.auto_verdict, d.human_verdict,
+			d.verdict, d.mask, d.reasons, d.decided_at, COALESCE(u.name, '')
+			FROM decisions d LEFT JOIN users u ON u.id = d.decided_by
+			WHERE d.trajectory_id IN ` + inList(len(ids)) + ` ORDER BY d.trajectory_id, d.ordinal`
 	}
-	rows, err := l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT d.trajectory_id, d.ordinal, d.message_idx, d.call_idx, d.tool,
-		d.auto_verdict, d.human_verdict, d.verdict, d.mask, `+extra+`
-		FROM decisions d`+join+` WHERE d.trajectory_id IN `+inList(len(ids))+` ORDER BY d.trajectory_id, d.ordinal`), ids...)
+	rows, err := l.tx.QueryContext(ctx, l.tx.Rebind(q), ids...)
 	if err != nil {
 		return nil, storeErr(op+": decisions", err)
 	}
@@ -480,7 +520,7 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 
 	// SFT renders every visible message; masks and CSV only need the
 	// assistant ones, for the target tokens.
-	q := `SELECT trajectory_id, idx, role, content, content_null, tool_calls, tool_call_id, name, is_error
+	q = `SELECT trajectory_id, idx, role, content, content_null, tool_calls, tool_call_id, name, is_error
 		FROM messages WHERE trajectory_id IN ` + in + ` AND hidden = ?`
 	args := append(slices.Clip(ids), false)
 	if !sft {

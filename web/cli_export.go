@@ -104,9 +104,9 @@ func runExport(ctx context.Context, args []string, getenv Env, stdout, stderr io
 	enc := grounding.NewExportEncoder(f)
 	var buf []byte
 	began := false
-	err = db.Export(ctx, f, func(s grounding.ExportSummary) error {
+	sum, err := db.Export(ctx, f, func(at time.Time) error {
 		began = true
-		buf = enc.Header(buf[:0], s)
+		buf = enc.Header(buf[:0], at)
 		_, err := out.Write(buf)
 		return err
 	}, func(t *grounding.ExportTrajectory) error {
@@ -124,7 +124,7 @@ func runExport(ctx context.Context, args []string, getenv Env, stdout, stderr io
 		}
 		return fmt.Errorf("export: %w", err)
 	}
-	if _, err := out.Write(enc.Trailer(buf[:0])); err != nil {
+	if _, err := out.Write(enc.Trailer(buf[:0], sum)); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if err := out.Flush(); err != nil {

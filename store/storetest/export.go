@@ -73,10 +73,9 @@ func collect(t *testing.T, db *store.DB, f grounding.ExportFilter) (collected, e
 	var c collected
 	enc := grounding.NewExportEncoder(f)
 	began := 0
-	err := db.Export(ctx, f, func(s grounding.ExportSummary) error {
+	sum, err := db.Export(ctx, f, func(at time.Time) error {
 		began++
-		c.summary = s
-		c.all = enc.Header(c.all, s)
+		c.all = enc.Header(c.all, at)
 		return nil
 	}, func(tr *grounding.ExportTrajectory) error {
 		cp := *tr
@@ -95,7 +94,8 @@ func collect(t *testing.T, db *store.DB, f grounding.ExportFilter) (collected, e
 	if began != 1 {
 		t.Fatalf("Export called begin %d times, want 1", began)
 	}
-	c.all = enc.Trailer(c.all)
+	c.summary = sum
+	c.all = enc.Trailer(c.all, sum)
 	return c, nil
 }
 
@@ -276,7 +276,24 @@ func checkExport(t *testing.T, db *store.DB, f grounding.ExportFilter, c collect
 		if len(tr.Decisions) != len(e.decisions) {
 			t.Fatalf("%s %s has %d decisions, want %d", name, tr.ExtID, len(tr.Decisions), len(e.decisions))
 		}
+		if f.Format == grounding.ExportSFT {
+			// SFT loads what its weights need, in message order.
+			key := func(m, mask int, h grounding.Verdict) string { return fmt.Sprintf("%05d/%d/%s", m, mask, h) }
+			var got, want []string
+			for k, d := range tr.Decisions {
+				got = append(got, key(d.Message, d.Mask, d.HumanVerdict))
+				want = append(want, key(e.decisions[k].Message, e.decisions[k].Mask, e.decisions[k].HumanVerdict))
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %s decisions (message/mask/human) = %v, want %v", name, tr.ExtID, got, want)
+			}
+		}
 		for k, d := range tr.Decisions {
+			if f.Format == grounding.ExportSFT {
+				break
+			}
 			w := e.decisions[k]
 			if d.Ordinal != w.Ordinal || d.Message != w.Message || d.Call != w.Call || d.Tool != w.Tool || d.Mask != w.Mask ||
 				d.Verdict != w.Verdict || d.AutoVerdict != w.AutoVerdict || d.HumanVerdict != w.HumanVerdict {
@@ -314,8 +331,8 @@ func checkExport(t *testing.T, db *store.DB, f grounding.ExportFilter, c collect
 	}
 	var h struct {
 		Export struct {
-			Trajectories, Decisions, Supervised, Parents int
-			Snapshot                                     time.Time
+			Snapshot time.Time
+			Format   string
 		} `json:"groundwork_export"`
 	}
 	if err := json.Unmarshal(first, &h); err != nil {
@@ -325,15 +342,19 @@ func checkExport(t *testing.T, db *store.DB, f grounding.ExportFilter, c collect
 	last := bytes.TrimPrefix(lines[len(lines)-1], []byte("# "))
 	var tr struct {
 		Trailer struct {
-			Complete                            bool
-			Trajectories, Decisions, Supervised int
+			Complete                                     bool
+			Trajectories, Decisions, Supervised, Parents int
+			Snapshot                                     time.Time
+			Profiles                                     []string
 		} `json:"groundwork_trailer"`
 	}
 	if err := json.Unmarshal(last, &tr); err != nil {
 		t.Fatalf("%s trailer %q: %v", name, last, err)
 	}
-	if !tr.Trailer.Complete || tr.Trailer.Trajectories != h.Export.Trajectories || tr.Trailer.Decisions != h.Export.Decisions ||
-		tr.Trailer.Supervised != h.Export.Supervised || h.Export.Trajectories != len(c.ts) || !h.Export.Snapshot.Equal(gs.Snapshot) {
+	x := tr.Trailer
+	if !x.Complete || x.Trajectories != wsum.Trajectories || x.Decisions != wsum.Decisions || x.Supervised != wsum.Supervised ||
+		x.Parents != wsum.Parents || !x.Snapshot.Equal(h.Export.Snapshot) || !h.Export.Snapshot.Equal(gs.Snapshot) ||
+		h.Export.Format != string(f.Format) || !slices.Equal(x.Profiles, gs.Profiles) {
 		t.Errorf("%s header %s and trailer %s disagree with %d trajectories written", name, first, last, len(c.ts))
 	}
 }
@@ -484,17 +505,17 @@ func testExportSnapshot(t *testing.T, db *store.DB) {
 	f := grounding.ExportFilter{RunID: run.ID, RunName: run.Name, Format: grounding.ExportMasks, Source: grounding.VerdictSourceHuman, IncludeEmpty: true}
 	var humans, seen int
 	var written []string
-	err = db.Export(ctx, f, func(s grounding.ExportSummary) error {
-		if s.Decisions != 0 {
-			t.Errorf("summary counts %d human decisions before any verdict", s.Decisions)
-		}
+	sum, err := db.Export(ctx, f, func(time.Time) error {
+		// Verdicts and a new import land once the snapshot is taken,
+		// before the export has counted or read anything.
+		judge(t, db, ann.ID, run.ID, grounding.VerdictFail)
+		judge(t, db, ann.ID, run.ID, grounding.VerdictPass)
+		mustImport(t, db, "exp", "late.jsonl", Simple("zz-late", "retail", true, "get_order_details"))
 		return nil
 	}, func(tr *grounding.ExportTrajectory) error {
 		if seen == 0 {
-			// Verdicts and a new import land while the export runs.
-			judge(t, db, ann.ID, run.ID, grounding.VerdictFail)
+			// And more while it streams.
 			judge(t, db, ann.ID, run.ID, grounding.VerdictPass)
-			mustImport(t, db, "exp", "late.jsonl", Simple("zz-late", "retail", true, "get_order_details"))
 		}
 		seen++
 		written = append(written, tr.ExtID)
@@ -504,17 +525,17 @@ func testExportSnapshot(t *testing.T, db *store.DB) {
 	if err != nil {
 		t.Fatalf("Export() error: %v", err)
 	}
-	if humans != 0 || slices.Contains(written, "zz-late") {
+	if humans != 0 || sum.Decisions != 0 || slices.Contains(written, "zz-late") {
 		t.Errorf("the export saw %d human decisions and trajectories %v: writes during it tore the snapshot", humans, written)
 	}
 	c := mustCollect(t, db, f)
-	if c.summary.Decisions != 2 || c.summary.Trajectories != len(written)+1 {
-		t.Errorf("a later export has %d human decisions in %d trajectories, want 2 in %d", c.summary.Decisions, c.summary.Trajectories, len(written)+1)
+	if c.summary.Decisions != 3 || c.summary.Trajectories != len(written)+1 {
+		t.Errorf("a later export has %d human decisions in %d trajectories, want 3 in %d", c.summary.Decisions, c.summary.Trajectories, len(written)+1)
 	}
 	// An error from the callback stops the export and comes back.
 	stop := errors.New("stop")
 	n := 0
-	err = db.Export(ctx, f, func(grounding.ExportSummary) error { return nil }, func(*grounding.ExportTrajectory) error {
+	_, err = db.Export(ctx, f, func(time.Time) error { return nil }, func(*grounding.ExportTrajectory) error {
 		n++
 		return stop
 	})
@@ -526,7 +547,7 @@ func testExportSnapshot(t *testing.T, db *store.DB) {
 func testExportRefusals(t *testing.T, db *store.DB) {
 	run := exportPool(t, db)
 	called := false
-	begin := func(grounding.ExportSummary) error { called = true; return nil }
+	begin := func(time.Time) error { called = true; return nil }
 	each := func(*grounding.ExportTrajectory) error { return nil }
 	for _, tt := range []struct {
 		f    grounding.ExportFilter
@@ -537,7 +558,7 @@ func testExportRefusals(t *testing.T, db *store.DB) {
 		{grounding.ExportFilter{RunID: run.ID, Format: grounding.ExportSFT, Limit: -1}, grounding.ErrInvalid},
 	} {
 		called = false
-		err := db.Export(ctx, tt.f, begin, each)
+		_, err := db.Export(ctx, tt.f, begin, each)
 		wantErr(t, fmt.Sprintf("Export(%+v)", tt.f), err, tt.want)
 		if called {
 			t.Errorf("Export(%+v) began before refusing", tt.f)
