@@ -338,29 +338,32 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(s
 	}
 	defer cur.close()
 
+	// A loader goroutine reads batch after batch (it alone uses tx) while
+	// this one weighs and hands on the previous ones: the database's time
+	// and the rendering overlap. Two batches wait at most.
 	l := exportLoader{db: db, tx: tx, f: f, reasons: map[string]string{}}
+	lctx, cancel := context.WithCancel(ctx)
+	batches := make(chan exportLoaded, 2)
+	go l.run(lctx, cur, batches)
+	stop := func() {
+		cancel()
+		for range batches { // wait until the loader is done with tx
+		}
+	}
 	g := exportGroups{parents: sum.Parents, each: each}
-	batch := make([]exportRow, 0, exportBatch)
-	left := f.Limit // 0: no limit
-	for done := false; !done; {
-		batch, err = cur.next(ctx, batch[:0], exportBatch)
-		if err != nil {
-			return sum, storeErr(op+": fetch", err)
+	for b := range batches {
+		if b.err != nil {
+			stop()
+			return sum, b.err
 		}
-		done = len(batch) < exportBatch
-		ts, err := l.load(ctx, batch, &left)
-		if err != nil {
-			return sum, err
-		}
-		for _, t := range ts {
+		for _, t := range b.ts {
 			if err := g.add(t); err != nil {
+				stop()
 				return sum, err
 			}
 		}
-		if f.Limit > 0 && left == 0 {
-			done = true
-		}
 	}
+	cancel()
 	if err := g.flush(); err != nil {
 		return sum, err
 	}
@@ -392,6 +395,45 @@ func (db *DB) exportSnapshot(ctx context.Context, tx *sqlx.Tx, f grounding.Expor
 		return time.Time{}, storeErr(op, err)
 	}
 	return now(), nil
+}
+
+// exportLoaded is one loaded batch, or the error that ended loading.
+type exportLoaded struct {
+	ts  []*grounding.ExportTrajectory
+	err error
+}
+
+// run loads the cursor's batches into out until the end, the limit, an
+// error (sent as the last item) or ctx's end, then closes out.
+func (l *exportLoader) run(ctx context.Context, cur exportCursor, out chan<- exportLoaded) {
+	defer close(out)
+	op := fmt.Sprintf("export run %d", l.f.RunID)
+	send := func(b exportLoaded) bool {
+		select {
+		case out <- b:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	batch := make([]exportRow, 0, exportBatch)
+	left := l.f.Limit // 0: no limit
+	for {
+		var err error
+		batch, err = cur.next(ctx, batch[:0], exportBatch)
+		if err != nil {
+			send(exportLoaded{err: storeErr(op+": fetch", err)})
+			return
+		}
+		ts, err := l.load(ctx, batch, &left)
+		if err != nil {
+			send(exportLoaded{err: err})
+			return
+		}
+		if !send(exportLoaded{ts: ts}) || len(batch) < exportBatch || l.f.Limit > 0 && left == 0 {
+			return
+		}
+	}
 }
 
 // exportGroups holds one parent's trajectories until the parent ends, since
@@ -441,6 +483,8 @@ type exportLoader struct {
 	tx      *sqlx.Tx
 	f       grounding.ExportFilter
 	reasons map[string]string // interned reason codes
+	// Sizes of the last batch's slabs, to size the next ones.
+	decisionsHint, messagesHint int
 }
 
 // load returns the trajectories of batch that belong in the export, in
@@ -462,7 +506,7 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	sft := l.f.Format == grounding.ExportSFT
 	// SFT renders no decision: it needs which messages are supervised, from
 	// decisions_export_idx alone. Masks and CSV need every column.
-	q := `SELECT d.trajectory_id, 0, d.message_idx, 0, '', '', d.human_verdict, '', d.mask, '[]', NULL, ''
+	q := `SELECT d.trajectory_id, d.message_idx, d.mask, d.human_verdict
 		FROM decisions d WHERE d.trajectory_id IN ` + inList(len(ids)) + ` ORDER BY d.trajectory_id, d.message_idx`
 	if !sft {
 		q = `SELECT d.trajectory_id, d.ordinal, d.message_idx, d.call_idx, d.tool, d.auto_verdict, d.human_verdict,
@@ -474,7 +518,7 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	if err != nil {
 		return nil, storeErr(op+": decisions", err)
 	}
-	if err := l.decisions(rows, byID); err != nil {
+	if err := l.decisions(rows, byID, sft); err != nil {
 		return nil, storeErr(op+": decisions", err)
 	}
 	// Keep those the export holds, up to the limit. Trajectories without
@@ -579,7 +623,10 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 	return rows.Err()
 }
 
-func (l *exportLoader) decisions(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory) error {
+// decisions reads decision rows, grouped by trajectory, into one slab per
+// batch (one allocation instead of a growing slice per trajectory). For SFT
+// the rows hold only message_idx, mask and human_verdict.
+func (l *exportLoader) decisions(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory, sft bool) error {
 	defer rows.Close()
 	var (
 		tid     int64
@@ -589,57 +636,115 @@ func (l *exportLoader) decisions(rows *sql.Rows, byID map[int64]*grounding.Expor
 		reasons []byte
 		at      nullTime
 		err     error
+		cur     *grounding.ExportTrajectory
+		start   int
 	)
+	slab := make([]grounding.ExportDecision, 0, max(l.decisionsHint, 64))
 	for rows.Next() {
 		var d grounding.ExportDecision
-		if err := rows.Scan(&tid, &d.Ordinal, &d.Message, &d.Call, &d.Tool, &auto, &human, &verdict, &d.Mask,
-			&reasons, &at, &d.Annotator); err != nil {
+		if sft {
+			err = rows.Scan(&tid, &d.Message, &d.Mask, &human)
+		} else {
+			err = rows.Scan(&tid, &d.Ordinal, &d.Message, &d.Call, &d.Tool, &auto, &human, &verdict, &d.Mask, &reasons, &at, &d.Annotator)
+		}
+		if err != nil {
 			return err
 		}
-		t := byID[tid]
-		if t == nil {
-			return fmt.Errorf("unexpected trajectory %d", tid)
+		if cur == nil || cur.ID != tid {
+			if cur != nil {
+				cur.Decisions = slab[start:len(slab):len(slab)]
+			}
+			if cur = byID[tid]; cur == nil {
+				return fmt.Errorf("unexpected trajectory %d", tid)
+			}
+			start = len(slab)
 		}
-		d.AutoVerdict, d.HumanVerdict, d.Verdict = verdictOf(auto), verdictOf(human), verdictOf(verdict)
-		if d.Reasons, err = l.strings(reasons); err != nil {
-			return fmt.Errorf("trajectory %d decision %d: reasons: %w", tid, d.Ordinal, err)
+		d.HumanVerdict = verdictOf(human)
+		if !sft {
+			d.AutoVerdict, d.Verdict = verdictOf(auto), verdictOf(verdict)
+			if d.Reasons, err = l.strings(reasons); err != nil {
+				return fmt.Errorf("trajectory %d decision %d: reasons: %w", tid, d.Ordinal, err)
+			}
+			// Who decided belongs to the current human verdict only.
+			if d.HumanVerdict != "" {
+				d.DecidedAt = at.Time
+			} else {
+				d.Annotator = ""
+			}
 		}
-		// Who decided belongs to the current human verdict only.
-		if d.HumanVerdict != "" {
-			d.DecidedAt = at.Time
-		} else {
-			d.Annotator = ""
+		if len(slab) == cap(slab) { // a new slab: the earlier trajectories keep theirs
+			slab = append(make([]grounding.ExportDecision, 0, 2*cap(slab)), slab[start:]...)
+			start = 0
 		}
-		t.Decisions = append(t.Decisions, d)
+		slab = append(slab, d)
 	}
+	if cur != nil {
+		cur.Decisions = slab[start:len(slab):len(slab)]
+	}
+	l.decisionsHint = len(slab) + len(slab)/8
 	return rows.Err()
 }
 
+// messages reads message rows, grouped by trajectory, into one slab per
+// batch, like decisions.
 func (l *exportLoader) messages(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory) error {
 	defer rows.Close()
 	var (
 		tid   int64
 		calls []byte
 		err   error
+		cur   *grounding.ExportTrajectory
+		start int
 	)
+	slab := make([]grounding.Message, 0, max(l.messagesHint, 64))
 	for rows.Next() {
 		var m grounding.Message
 		calls = nil
 		if err := rows.Scan(&tid, &m.Index, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name, &m.Error); err != nil {
 			return err
 		}
-		t := byID[tid]
-		if t == nil {
-			return fmt.Errorf("unexpected trajectory %d", tid)
+		if cur == nil || cur.ID != tid {
+			if cur != nil {
+				cur.Messages = slab[start:len(slab):len(slab)]
+			}
+			if cur = byID[tid]; cur == nil {
+				return fmt.Errorf("unexpected trajectory %d", tid)
+			}
+			start = len(slab)
 		}
+		m.Role = internRole(m.Role)
 		if len(calls) > 0 {
 			if m.ToolCalls, err = grounding.DecodeStoredToolCalls(calls); err != nil {
 				return fmt.Errorf("trajectory %d message %d: %w", tid, m.Index, err)
 			}
 		}
-		t.Messages = append(t.Messages, m)
+		if len(slab) == cap(slab) {
+			slab = append(make([]grounding.Message, 0, 2*cap(slab)), slab[start:]...)
+			start = 0
+		}
+		slab = append(slab, m)
 	}
+	if cur != nil {
+		cur.Messages = slab[start:len(slab):len(slab)]
+	}
+	l.messagesHint = len(slab) + len(slab)/8
 	return rows.Err()
+}
+
+// internRole returns the constant for a known role, so a batch does not
+// keep a copy of "assistant" per message.
+func internRole(r string) string {
+	switch r {
+	case grounding.RoleSystem:
+		return grounding.RoleSystem
+	case grounding.RoleUser:
+		return grounding.RoleUser
+	case grounding.RoleAssistant:
+		return grounding.RoleAssistant
+	case grounding.RoleTool:
+		return grounding.RoleTool
+	}
+	return r
 }
 
 // verdictOf returns the Verdict constant for s without allocating.
