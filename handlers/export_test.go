@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -423,5 +424,43 @@ func TestExportView(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), `"view":"core-8b","scale":"8B","target_depth":3`) ||
 		rec.Header().Get("Content-Disposition") != `attachment; filename="groundwork-demo_run-8B-20261129T120000Z-sft.jsonl"` {
 		t.Errorf("view export header:\n%s\n%v", rec.Body.String(), rec.Header())
+	}
+}
+
+// TestExportMidStreamCutsTheConnection checks, over a real connection, that
+// a failure after the 200 reaches the client as a broken transfer: it gets
+// the error trailer, and then a read error instead of a clean end.
+func TestExportMidStreamCutsTheConnection(t *testing.T) {
+	st := newFakeExport()
+	st.err, st.failAt = errBoom, 2
+	h := NewExport(quietLog(), st) // the real abort: panic(http.ErrAbortHandler)
+	r := chi.NewRouter()
+	r.Get("/api/export/{run}/sft.jsonl", h.SFT)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	for _, gz := range []string{"", "gzip"} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/export/demo%20run/sft.jsonl", nil)
+		req.Header.Set("Accept-Encoding", gz)
+		resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body io.Reader = resp.Body
+		if gz != "" {
+			zr, err := gzip.NewReader(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body = zr
+		}
+		got, err := io.ReadAll(body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || err == nil {
+			t.Errorf("gzip=%q: status %d, read error %v: the client must see a broken transfer", gz, resp.StatusCode, err)
+		}
+		if !bytes.Contains(got, []byte(`{"groundwork_trailer":{"complete":false,"error":"internal error`)) {
+			t.Errorf("gzip=%q: no error trailer in\n%s", gz, got)
+		}
 	}
 }
