@@ -566,7 +566,7 @@ func ExportSummary(c ExportCount) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "</a></p><p class=\"small muted\">The counts are taken now; the download reads its own snapshot, and its first line states what it holds.</p><pre class=\"small\" data-testid=\"export-curl\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "</a></p><p class=\"small muted\">Counted now; the download reads its own snapshot: its first line states when, its last line what it holds.</p><pre class=\"small\" data-testid=\"export-curl\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
