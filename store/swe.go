@@ -416,27 +416,33 @@ func diagnosticRow(id, runID int64, d grounding.SWEDiagnosis) sweDiagnosticRow {
 	}
 }
 
-// saveSWEDiagnostics upserts rows in one transaction.
+// sweDiagnosticColumns are written by saveSWEDiagnostics, in order.
+var sweDiagnosticColumns = []string{"trajectory_id", "run_id", "ext_id", "instance_id", "version",
+	"steps", "stages", "edited_files", "reproduction", "verification", "completed"}
+
+// saveSWEDiagnostics upserts rows in one transaction, with one multi-row
+// statement (a round trip per row cost Postgres about as much as the
+// diagnosis itself).
 func (db *DB) saveSWEDiagnostics(ctx context.Context, rows []sweDiagnosticRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
 	tx, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
 		return storeErr("save SWE diagnostics", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PreparexContext(ctx, tx.Rebind(`INSERT INTO swe_diagnostics (trajectory_id, run_id, ext_id, instance_id, version,
-		steps, stages, edited_files, reproduction, verification, completed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (trajectory_id) DO UPDATE SET instance_id = excluded.instance_id, version = excluded.version,
-		steps = excluded.steps, stages = excluded.stages, edited_files = excluded.edited_files,
-		reproduction = excluded.reproduction, verification = excluded.verification, completed = excluded.completed`))
-	if err != nil {
-		return storeErr("save SWE diagnostics", err)
-	}
-	defer st.Close()
+	q := valuesSQL("swe_diagnostics", sweDiagnosticColumns, len(rows)) + ` ON CONFLICT (trajectory_id) DO UPDATE SET
+		instance_id = excluded.instance_id, version = excluded.version, steps = excluded.steps, stages = excluded.stages,
+		edited_files = excluded.edited_files, reproduction = excluded.reproduction, verification = excluded.verification,
+		completed = excluded.completed`
+	args := make([]any, 0, len(rows)*len(sweDiagnosticColumns))
 	for _, r := range rows {
-		if _, err := st.ExecContext(ctx, r.TrajectoryID, r.RunID, cleanText(r.ExtID), cleanText(r.InstanceID), r.Version,
-			r.Steps, r.Stages, string(r.EditedFiles), r.Reproduction, r.Verification, r.Completed); err != nil {
-			return storeErr(fmt.Sprintf("save SWE diagnostics of trajectory %d", r.TrajectoryID), err)
-		}
+		args = append(args, r.TrajectoryID, r.RunID, cleanText(r.ExtID), cleanText(r.InstanceID), r.Version,
+			r.Steps, r.Stages, string(r.EditedFiles), r.Reproduction, r.Verification, r.Completed)
+	}
+	if _, err := tx.ExecContext(ctx, tx.Rebind(q), args...); err != nil {
+		return storeErr(fmt.Sprintf("save SWE diagnostics of %d trajectories", len(rows)), err)
 	}
 	return storeErr("save SWE diagnostics: commit", tx.Commit())
 }
