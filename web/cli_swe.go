@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -34,9 +35,10 @@ type sweTrajectoryJSON struct {
 	letters      string   // the stages as L/R/P, lower case for fall-backs
 }
 
-// sweSummaryJSON is the final line of `groundwork swe --json`: run-level
-// means, each with the number of instances it is over (null when there is
-// nothing to average).
+// sweSummaryJSON is the final line of `groundwork swe --json`: the means
+// over the trajectories given, each with the number of trajectories it is
+// over (null when there is nothing to average), and how many distinct
+// instances they attempted.
 type sweSummaryJSON struct {
 	Trajectories     int                `json:"trajectories"`
 	Instances        int                `json:"instances"`
@@ -138,7 +140,20 @@ func runSWE(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			})
 		}
 	}
-	sum := grounding.SummarizeSWE(outcomes)
+	// The command's summary is over the trajectories it was given (they may
+	// mix runs of one instance), not collapsed per instance as the pages'
+	// run comparison is.
+	perTrajectory := make([]grounding.SWEOutcome, len(outcomes))
+	attempted := map[string]bool{}
+	for i, o := range outcomes {
+		o.InstanceID, o.ExtID = "", strconv.Itoa(i)
+		perTrajectory[i] = o
+		if outcomes[i].InstanceID != "" {
+			attempted[outcomes[i].InstanceID] = true
+		}
+	}
+	sum := grounding.SummarizeSWE(perTrajectory)
+	sum.Instances = len(attempted)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -264,7 +279,7 @@ func printSWETable(w io.Writer, rows []sweTrajectoryJSON, s grounding.SWESummary
 			fmt.Fprintf(w, "  %-13s —  (no %s)\n", name, unit)
 			return
 		}
-		fmt.Fprintf(w, "  %-13s %.3f  over %s\n", name, v.Value, plural(v.N, "instance"))
+		fmt.Fprintf(w, "  %-13s %.3f  over %s\n", name, v.Value, plural(v.N, "trajectory"))
 	}
 	fmt.Fprintf(w, "\nsummary: %d trajectories, %d instances, %d steps (LOC %.0f%% · REP %.0f%% · PATCH %.0f%%)\n",
 		s.Trajectories, s.Instances, s.StepsTotal, 100*s.Share[0], 100*s.Share[1], 100*s.Share[2])
@@ -278,8 +293,11 @@ func printSWETable(w io.Writer, rows []sweTrajectoryJSON, s grounding.SWESummary
 }
 
 func plural(n int, what string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + what
+	case strings.HasSuffix(what, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(what, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
