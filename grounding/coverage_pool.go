@@ -152,27 +152,46 @@ func NewPool(ts []PoolTrajectory) *Pool {
 	p.pathOf = make([]int32, n)
 	p.parentOf = make([]int32, n)
 
-	// Distinct paths, sorted by key.
+	// Distinct paths, sorted by key. Each key is hashed once: trajectories
+	// first get the path's index in first-seen order, renumbered after the
+	// sort.
 	keys := map[string]int32{}
 	var distinct []string
 	runs := map[int64]bool{}
 	for i := range p.Trajectories {
 		t := &p.Trajectories[i]
 		runs[t.Run] = true
+		p.pathOf[i] = -1
 		if t.Path == "" {
 			continue
 		}
-		if _, ok := keys[t.Path]; !ok {
-			keys[t.Path] = 0
+		k, ok := keys[t.Path]
+		if !ok {
+			k = int32(len(distinct))
+			keys[t.Path] = k
 			distinct = append(distinct, t.Path)
 		}
+		p.pathOf[i] = k
 	}
 	p.Runs = len(runs)
-	slices.Sort(distinct)
+	order := make([]int32, len(distinct)) // sorted position → first-seen index
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(distinct[a], distinct[b]) })
+	renumber := make([]int32, len(distinct)) // first-seen index → sorted position
+	for pos, k := range order {
+		renumber[k] = int32(pos)
+	}
+	for i, k := range p.pathOf {
+		if k >= 0 {
+			p.pathOf[i] = renumber[k]
+		}
+	}
 	p.Paths = make([]PoolPath, len(distinct))
 	atomSet := map[string]bool{}
-	for i, k := range distinct {
-		keys[k] = int32(i)
+	for i, first := range order {
+		k := distinct[first]
 		p.Paths[i] = PoolPath{Key: k, ID: PathID(k), PathShape: ShapeOf(k)}
 		p.pathByID[p.Paths[i].ID] = int32(i)
 		for _, a := range p.Paths[i].Atoms {
@@ -203,53 +222,64 @@ func NewPool(ts []PoolTrajectory) *Pool {
 	for i := range p.Trajectories {
 		t := &p.Trajectories[i]
 		k := pkey{t.Run, t.Parent}
-		if _, ok := parentIdx[k]; !ok {
-			parentIdx[k] = 0
+		pi, ok := parentIdx[k]
+		if !ok {
+			pi = int32(len(pkeys))
+			parentIdx[k] = pi
 			pkeys = append(pkeys, k)
 		}
+		p.parentOf[i] = pi
 	}
-	slices.SortFunc(pkeys, func(a, b pkey) int { return cmp.Or(cmp.Compare(a.run, b.run), strings.Compare(a.id, b.id)) })
+	porder := make([]int32, len(pkeys))
+	for i := range porder {
+		porder[i] = int32(i)
+	}
+	slices.SortFunc(porder, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(pkeys[a].run, pkeys[b].run), strings.Compare(pkeys[a].id, pkeys[b].id))
+	})
+	prenumber := make([]int32, len(pkeys))
 	p.Parents = make([]PoolParent, len(pkeys))
-	for i, k := range pkeys {
-		parentIdx[k] = int32(i)
-		p.Parents[i] = PoolParent{Run: k.run, ID: k.id}
+	for pos, k := range porder {
+		prenumber[k] = int32(pos)
+		p.Parents[pos] = PoolParent{Run: pkeys[k].run, ID: pkeys[k].id}
 	}
 	for i := range p.Trajectories {
 		t := &p.Trajectories[i]
-		pi := parentIdx[pkey{t.Run, t.Parent}]
+		pi := prenumber[p.parentOf[i]]
 		p.parentOf[i] = pi
 		par := &p.Parents[pi]
 		par.Trajectories = append(par.Trajectories, int32(i))
 		if par.Task == "" {
 			par.Task = cmp.Or(t.Task, t.Domain)
 		}
-		p.pathOf[i] = -1
-		if t.Path != "" {
-			pi := keys[t.Path]
-			p.pathOf[i] = pi
+		if pi := p.pathOf[i]; pi >= 0 {
 			p.Paths[pi].Trajectories = append(p.Paths[pi].Trajectories, int32(i))
 			par.Certified = append(par.Certified, int32(i))
 		}
 	}
+	// Each parent's paths with their counts and its atoms, as sorted
+	// slices: most parents have a handful of trajectories, and maps per
+	// parent would cost more than they save.
+	var pis, atoms []int32
 	for i := range p.Parents {
 		par := &p.Parents[i]
-		counts := map[int32]int32{}
-		atoms := map[int32]bool{}
+		pis, atoms = pis[:0], atoms[:0]
 		for _, ti := range par.Certified {
 			pi := p.pathOf[ti]
-			counts[pi]++
-			for _, a := range p.Paths[pi].atoms {
-				atoms[a] = true
+			pis = append(pis, pi)
+			atoms = append(atoms, p.Paths[pi].atoms...)
+		}
+		slices.Sort(pis)
+		for k := 0; k < len(pis); {
+			j := k
+			for j < len(pis) && pis[j] == pis[k] {
+				j++
 			}
+			par.paths = append(par.paths, pathCount{pis[k], int32(j - k)})
+			k = j
 		}
-		for pi, c := range counts {
-			par.paths = append(par.paths, pathCount{pi, c})
-		}
-		slices.SortFunc(par.paths, func(a, b pathCount) int { return cmp.Compare(a.path, b.path) })
-		for a := range atoms {
-			par.atoms = append(par.atoms, a)
-		}
-		slices.Sort(par.atoms)
+		slices.Sort(atoms)
+		par.atoms = slices.Clone(slices.Compact(atoms))
 	}
 	p.audit = p.computeAudit()
 	p.buildTransitions()

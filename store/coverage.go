@@ -296,25 +296,29 @@ func (db *DB) readPool(ctx context.Context, ids []int64) ([]grounding.PoolTrajec
 		return nil, "", 0, storeErr(op, err)
 	}
 	pool := make([]grounding.PoolTrajectory, 0, total)
-	// Paths, parents and domains repeat across rows: keep one copy each.
+	// Paths, parents and domains repeat across rows: they are read as raw
+	// bytes and kept once each (a long path is allocated once, not once per
+	// trajectory).
 	intern := map[string]string{}
-	in1 := func(s string) string {
-		if v, ok := intern[s]; ok {
+	in1 := func(b []byte) string {
+		if v, ok := intern[string(b)]; ok {
 			return v
 		}
+		s := string(b)
 		intern[s] = s
 		return s
 	}
 	var stale []int64
 	var staleAt []int
+	var parent, domain, path sql.RawBytes
 	for rows.Next() {
 		var t grounding.PoolTrajectory
 		var isStale bool
-		if err := rows.Scan(&t.ID, &t.Run, &t.ExtID, &t.Parent, &t.Domain, &t.Path, &t.Supervised, &t.Tokens, &isStale); err != nil {
+		if err := rows.Scan(&t.ID, &t.Run, &t.ExtID, &parent, &domain, &path, &t.Supervised, &t.Tokens, &isStale); err != nil {
 			rows.Close()
 			return nil, "", 0, storeErr(op, err)
 		}
-		t.Parent, t.Domain, t.Path = in1(t.Parent), in1(t.Domain), in1(t.Path)
+		t.Parent, t.Domain, t.Path = in1(parent), in1(domain), in1(path)
 		if isStale {
 			stale = append(stale, t.ID)
 			staleAt = append(staleAt, len(pool))
@@ -335,7 +339,7 @@ func (db *DB) readPool(ctx context.Context, ids []int64) ([]grounding.PoolTrajec
 		for k, id := range stale {
 			if d, ok := ds[id]; ok {
 				t := &pool[staleAt[k]]
-				t.Path, t.Supervised, t.Tokens = in1(d.path), d.supervised, d.tokens
+				t.Path, t.Supervised, t.Tokens = in1([]byte(d.path)), d.supervised, d.tokens
 			}
 		}
 	}
