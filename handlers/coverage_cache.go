@@ -14,7 +14,9 @@ import (
 // reports per scale and their selections, while the store's coverage
 // version of those runs stays the same. A request reads the version (one
 // small query) and answers from memory when it matches; when it does not,
-// one request per run set rebuilds the pool while the others wait for it.
+// one request per run set rebuilds the pool while the others wait for it:
+// from the cached rows and the few trajectories verdicts changed, or, after
+// an import or a recheck, from the whole pool read again.
 type poolCache struct {
 	mu      sync.Mutex
 	entries map[string]*poolEntry
@@ -55,6 +57,10 @@ func newPoolCache() *poolCache {
 type poolSource interface {
 	CoverageVersion(ctx context.Context, runIDs []int64) (string, error)
 	CoveragePool(ctx context.Context, runIDs []int64) ([]grounding.PoolTrajectory, string, error)
+	// CoverageChanges returns the trajectories changed since version
+	// since (ID, Path, Supervised, Tokens), or ok false when only a whole
+	// new pool will do.
+	CoverageChanges(ctx context.Context, runIDs []int64, since string) ([]grounding.PoolTrajectory, string, bool, error)
 }
 
 func runsKey(runs []int64) string {
@@ -88,7 +94,7 @@ func (c *poolCache) get(ctx context.Context, src poolSource, runs []int64) (*poo
 	if e := c.lookup(key, version); e != nil {
 		return e, nil
 	}
-	rows, v, err := src.CoveragePool(ctx, runs)
+	rows, v, err := c.load(ctx, src, key, runs)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +108,40 @@ func (c *poolCache) get(ctx context.Context, src poolSource, runs []int64) (*poo
 	}
 	c.mu.Unlock()
 	return e, nil
+}
+
+// load returns the pool rows of runs and their version: the cached rows
+// patched with the trajectories verdicts changed since, when the store can
+// tell (no import, no recheck meanwhile), else the whole pool read again.
+func (c *poolCache) load(ctx context.Context, src poolSource, key string, runs []int64) ([]grounding.PoolTrajectory, string, error) {
+	c.mu.Lock()
+	old := c.entries[key]
+	c.mu.Unlock()
+	if old != nil {
+		changed, v, ok, err := src.CoverageChanges(ctx, runs, old.version)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			rows := slices.Clone(old.pool.Trajectories)
+			at := make(map[int64]int, len(changed))
+			for _, ch := range changed {
+				at[ch.ID] = 0
+			}
+			for i := range rows {
+				if _, hit := at[rows[i].ID]; hit {
+					at[rows[i].ID] = i
+				}
+			}
+			for _, ch := range changed {
+				if i, ok := at[ch.ID]; ok && rows[i].ID == ch.ID {
+					rows[i].Path, rows[i].Supervised, rows[i].Tokens = ch.Path, ch.Supervised, ch.Tokens
+				}
+			}
+			return rows, v, nil
+		}
+	}
+	return src.CoveragePool(ctx, runs)
 }
 
 // lookup returns the cached entry of key if it is at version.

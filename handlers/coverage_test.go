@@ -39,6 +39,11 @@ type fakeCoverage struct {
 	views     []grounding.CoverageView
 	members   map[int64][]grounding.ViewMember
 	saved     int
+	// incremental: CoverageChanges answers with changed (else a whole
+	// pool is needed); changeCalls counts its calls.
+	incremental bool
+	changed     []grounding.PoolTrajectory
+	changeCalls int
 }
 
 // coverageSmallPool: K1 = read:id>respond>end:ok (t1, t2 of P1; t6 of P4),
@@ -84,6 +89,15 @@ func (f *fakeCoverage) CoveragePool(_ context.Context, runs []int64) ([]groundin
 		}
 	}
 	return out, f.version + fmt.Sprint(runs), nil
+}
+func (f *fakeCoverage) CoverageChanges(_ context.Context, runs []int64, since string) ([]grounding.PoolTrajectory, string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.changeCalls++
+	if !f.incremental {
+		return nil, "", false, nil
+	}
+	return f.changed, f.version + fmt.Sprint(runs), true, nil
 }
 func (f *fakeCoverage) CoverageScales(context.Context) ([]grounding.Scale, error) {
 	return slices.Clone(f.scales), nil
@@ -268,6 +282,20 @@ func TestCoverageCache(t *testing.T) {
 	}
 	if !strings.Contains(rec.Body.String(), "trajectories in 1 run") || !strings.Contains(rec.Body.String(), `data-testid="fig-certified"><dt>certified</dt><dd>4</dd>`) {
 		t.Errorf("the page does not show the new pool (4 certified)")
+	}
+
+	// Verdicts only: the cached pool is patched with the changed
+	// trajectories, without reading the whole pool.
+	st.mu.Lock()
+	st.version, st.incremental = "v3", true
+	st.changed = []grounding.PoolTrajectory{{ID: 1, Path: "read:id>respond>end:ok", Supervised: 2, Tokens: 10}, {ID: 6}}
+	st.mu.Unlock()
+	rec, _ = do(t, h, httptest.NewRequest(http.MethodGet, "/coverage?run=1&scale=8B", nil), false)
+	if st.poolCalls != 2 || st.changeCalls != 2 {
+		t.Errorf("after a verdict: CoveragePool %d calls, CoverageChanges %d, want 2 and 2", st.poolCalls, st.changeCalls)
+	}
+	if !strings.Contains(rec.Body.String(), `data-testid="fig-certified"><dt>certified</dt><dd>4</dd>`) {
+		t.Errorf("the patched pool does not have 4 certified trajectories (t1 back, t6 gone)")
 	}
 }
 

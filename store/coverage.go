@@ -231,6 +231,73 @@ func versionKey(rows []versionRow) string {
 	return b.String()
 }
 
+// parseVersionKey reads a versionKey back; ok is false for anything else.
+func parseVersionKey(key string) ([]versionRow, bool) {
+	var out []versionRow
+	for _, part := range strings.Split(key, ";") {
+		var r versionRow
+		if _, err := fmt.Sscanf(part, "%d:%d:%d:%d", &r.ID, &r.Trajectories, &r.Version, &r.Changes); err != nil {
+			return nil, false
+		}
+		out = append(out, r)
+	}
+	return out, true
+}
+
+// CoverageChanges brings a pool read at version since up to date when only
+// masks or workflow flags changed meanwhile (human verdicts): it returns
+// the trajectories changed since then with their path, supervised decisions
+// and tokens derived again (ID, Path, Supervised and Tokens set), the new
+// version, and ok. When an import or a recheck happened, or since is not a
+// version of these runs, ok is false and the caller reads the whole pool
+// again (CoveragePool). One read-only transaction.
+func (db *DB) CoverageChanges(ctx context.Context, runIDs []int64, since string) ([]grounding.PoolTrajectory, string, bool, error) {
+	ids, err := normRuns(runIDs)
+	if err != nil {
+		return nil, "", false, err
+	}
+	old, ok := parseVersionKey(since)
+	if !ok || len(old) != len(ids) {
+		return nil, "", false, nil
+	}
+	tx, err := db.x.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, "", false, storeErr("coverage changes", err)
+	}
+	defer tx.Rollback()
+	now, err := coverageVersions(ctx, tx, ids)
+	if err != nil {
+		return nil, "", false, err
+	}
+	var changed []int64
+	for i, r := range now {
+		o := old[i]
+		if o.ID != r.ID || o.Trajectories != r.Trajectories || o.Version != r.Version || o.Changes > r.Changes {
+			return nil, "", false, nil
+		}
+		if o.Changes == r.Changes {
+			continue
+		}
+		var ts []int64
+		if err := tx.SelectContext(ctx, &ts, tx.Rebind(`SELECT DISTINCT trajectory_id FROM coverage_changes
+			WHERE run_id = ? AND id > ? AND id <= ? ORDER BY trajectory_id`), r.ID, o.Changes, r.Changes); err != nil {
+			return nil, "", false, storeErr("coverage changes", err)
+		}
+		changed = append(changed, ts...)
+	}
+	ds, err := deriveCoverage(ctx, tx, changed)
+	if err != nil {
+		return nil, "", false, err
+	}
+	out := make([]grounding.PoolTrajectory, 0, len(changed))
+	for _, id := range changed {
+		if d, ok := ds[id]; ok {
+			out = append(out, grounding.PoolTrajectory{ID: id, Path: d.path, Supervised: d.supervised, Tokens: d.tokens})
+		}
+	}
+	return out, versionKey(now), true, nil
+}
+
 // CoverageVersion returns a key that changes whenever the coverage pool of
 // the runs can change: an import into one of them, a recheck, a changed
 // mask or success or workflow flag (four counters per run, one indexed

@@ -139,6 +139,18 @@ func TestCoverageInvalidation(t *testing.T) {
 			if !slices.Equal(p1[1:], orig[1:]) {
 				t.Errorf("other trajectories changed: %+v", p1[1:])
 			}
+			// A reader at v0 catches up with the one changed trajectory.
+			ch, v, ok, err := db.CoverageChanges(ctx, run, v0)
+			if err != nil || !ok || v != v1 || len(ch) != 1 || ch[0].ID != first || ch[0].Path != p1[0].Path ||
+				ch[0].Supervised != 1 || ch[0].Tokens != p1[0].Tokens {
+				t.Errorf("CoverageChanges(v0) = %+v, %q, %v, %v; want trajectory %d as in %+v at %q", ch, v, ok, err, first, p1[0], v1)
+			}
+			if ch, v, ok, _ := db.CoverageChanges(ctx, run, v1); !ok || v != v1 || len(ch) != 0 {
+				t.Errorf("CoverageChanges(current) = %+v, %q, %v; want nothing new", ch, v, ok)
+			}
+			if _, _, ok, _ := db.CoverageChanges(ctx, run, "garbage"); ok {
+				t.Errorf("CoverageChanges(garbage) ok")
+			}
 			var stale bool
 			if err := db.x.GetContext(ctx, &stale, db.x.Rebind(`SELECT stale FROM coverage_paths WHERE trajectory_id = ?`), first); err != nil || !stale {
 				t.Errorf("coverage row stale = %v, %v; want true", stale, err)
@@ -160,6 +172,18 @@ func TestCoverageInvalidation(t *testing.T) {
 				t.Errorf("after a workflow violation: version %q (was %q), %+v", v3, v2, p3[0])
 			}
 			exec(`UPDATE trajectories SET workflow_ok = ? WHERE id = ?`, true, first)
+
+			// An import needs a whole new pool.
+			_, vBefore := pool()
+			if _, err := db.ImportTrajectories(ctx, "trig", grounding.ImportResult{File: "u.jsonl", Format: "canonical", SHA256: "u"},
+				func(yield func(*grounding.Trajectory, error) bool) { yield(coverageTrajectory(9), nil) }); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok, _ := db.CoverageChanges(ctx, run, vBefore); ok {
+				t.Errorf("CoverageChanges across an import is ok, want a full read")
+			}
+			exec(`DELETE FROM trajectories WHERE ext_id = ?`, "t9")
+			exec(`UPDATE runs SET trajectories = trajectories - 1 WHERE id = ?`, res.RunID)
 
 			// Rows lost (trajectories imported before migration 00008) are
 			// computed again from the stored messages and decisions.
