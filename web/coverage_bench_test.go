@@ -54,8 +54,9 @@ func (s *swapHandler) fresh(b *testing.B, db *store.DB) {
 // 35,000 τ-like trajectories (grounding.Generate, seed 1): warm (the pool
 // cached, the version unchanged: p50/p99 over the iterations) and cold
 // (every iteration a new handler, so an empty cache: the pool read from the
-// store, prepared, analyzed and rendered), plus the selection simulator at
-// half the certified parents.
+// store, prepared, analyzed and rendered), after a human verdict (the cached
+// pool patched), plus the selection simulator at half the certified
+// parents.
 func BenchmarkCoveragePage(b *testing.B) {
 	n := coverageBenchSize()
 	for name, open := range benchStores(b) {
@@ -123,6 +124,32 @@ func BenchmarkCoveragePage(b *testing.B) {
 				slices.Sort(d)
 				b.ReportMetric(float64(d[len(d)/2])/1e6, "p50-ms")
 				b.ReportMetric(float64(d[len(d)-1])/1e6, "max-ms")
+			})
+			// A verdict per iteration (a claimed queue item passed), then the
+			// page: the cached pool is patched with the changed trajectory.
+			b.Run("after-verdict", func(b *testing.B) {
+				rita, err := db.UserByName(ctx, "rita")
+				if err != nil {
+					b.Fatal(err)
+				}
+				var d []time.Duration
+				for b.Loop() {
+					claim, err := db.Next(ctx, rita.ID, grounding.QueueFilter{RunID: res.RunID}, time.Minute)
+					if err != nil {
+						b.Skipf("no queue item left: %v", err)
+					}
+					if _, err := db.Submit(ctx, rita.ID, claim.Item.ID, grounding.VerdictPass, "", time.Minute); err != nil {
+						b.Fatal(err)
+					}
+					t0 := time.Now()
+					if status, _ := get(page); status != 200 {
+						b.Fatalf("GET %s = %d", page, status)
+					}
+					d = append(d, time.Since(t0))
+				}
+				slices.Sort(d)
+				b.ReportMetric(float64(d[len(d)/2])/1e6, "p50-ms")
+				b.ReportMetric(float64(d[len(d)*99/100])/1e6, "p99-ms")
 			})
 			pool, _, err := db.CoveragePool(ctx, []int64{res.RunID})
 			if err != nil {
