@@ -25,13 +25,14 @@ import (
 // close to the order they were written in, so batches read neighboring pages
 // instead of jumping across the tables as a sort by parent name would.
 //
-// Two passes inside the snapshot: the summary aggregates the decisions once
-// (the header needs P, the number of parents with a supervised message,
-// before the first line); then a database cursor lists the candidate
-// trajectories and their rows are loaded in batches of exportBatch: the
-// decisions first, then headers and visible messages of those that belong in
-// the export (grounding.ExportTrajectory.Exported). Go applies the limit and
-// checks at the end that it wrote exactly what the summary announced.
+// Two passes inside the snapshot: a count of P, the parents with a
+// supervised message (the weights need it before the first trajectory),
+// by index probes per candidate; then a database cursor lists the candidate
+// trajectories and a loader goroutine reads their rows in batches of
+// exportBatch: the decisions first, then headers and visible messages of
+// those that belong in the export (grounding.ExportTrajectory.Exported). Go
+// applies the limit, counts what it writes for the trailer and checks P.
+// ExportSummary, for the download page, aggregates every decision instead.
 // Memory holds one batch and one parent group, whatever the export's size.
 
 // exportBatch is how many trajectories one round of queries loads.
@@ -203,6 +204,49 @@ func (db *DB) exportSummaryQuery(f grounding.ExportFilter) (string, []any) {
 	return db.x.Rebind(q), args
 }
 
+// exportParentsQuery counts P, the parents of the export with a supervised
+// message, without aggregating every decision: per candidate, an index
+// probe finds a selected decision with mask 1 whose message has no other
+// decision that is unselected or masked (decisions_export_idx answers both).
+// It is what Export needs before its first trajectory; the counts come from
+// the stream.
+func (db *DB) exportParentsQuery(f grounding.ExportFilter) (string, []any) {
+	sel, unsel := `TRUE`, `FALSE`
+	switch f.Source {
+	case grounding.VerdictSourceAuto:
+		sel, unsel = `%[1]s.human_verdict = ''`, `%[1]s.human_verdict <> ''`
+	case grounding.VerdictSourceHuman:
+		sel, unsel = `%[1]s.human_verdict <> ''`, `%[1]s.human_verdict = ''`
+	}
+	at := func(format, alias string) string {
+		if strings.Contains(format, "%[1]s") {
+			return fmt.Sprintf(format, alias)
+		}
+		return format
+	}
+	supervised := `EXISTS (SELECT 1 FROM decisions d WHERE d.trajectory_id = b.id AND d.mask = 1 AND ` + at(sel, "d") + `
+		AND NOT EXISTS (SELECT 1 FROM decisions d2 WHERE d2.trajectory_id = d.trajectory_id AND d2.message_idx = d.message_idx
+			AND (d2.mask <> 1 OR ` + at(unsel, "d2") + `)))`
+	base, args := exportBase(f)
+	exported := `TRUE`
+	switch {
+	case f.IncludeEmpty:
+	case f.Format == grounding.ExportSFT:
+		exported = supervised
+	default:
+		exported = `EXISTS (SELECT 1 FROM decisions d WHERE d.trajectory_id = b.id AND ` + at(sel, "d") + `)`
+	}
+	q := `WITH b AS (` + base + `) SELECT COUNT(DISTINCT b.parent_id) FROM b WHERE ` + supervised
+	if f.Limit > 0 {
+		// Only the first f.Limit exported trajectories count.
+		q = `WITH b AS (` + base + `), e AS (SELECT b.id, b.parent_id FROM b WHERE ` + exported + `
+			ORDER BY b.first, b.id LIMIT ?)
+			SELECT COUNT(DISTINCT b.parent_id) FROM e b WHERE ` + supervised
+		args = append(args, f.Limit)
+	}
+	return db.x.Rebind(q), args
+}
+
 // checkExportFilter refuses what no database could answer.
 func checkExportFilter(f *grounding.ExportFilter) error {
 	if _, err := grounding.ParseExportFormat(string(f.Format)); err != nil {
@@ -221,7 +265,7 @@ func checkExportFilter(f *grounding.ExportFilter) error {
 }
 
 // ExportSummary counts what an export with filter f would contain right now:
-// the figures its header would announce. An unknown run or view contains
+// the figures its trailer would state. An unknown run or view contains
 // nothing; a bad filter is grounding.ErrInvalid.
 func (db *DB) ExportSummary(ctx context.Context, f grounding.ExportFilter) (grounding.ExportSummary, error) {
 	if err := checkExportFilter(&f); err != nil {
@@ -299,9 +343,11 @@ func (db *DB) exportSummary(ctx context.Context, tx *sqlx.Tx, f grounding.Export
 // export order, parent by parent, with its decisions prepared
 // (grounding.ExportTrajectory.Prepare) and its parent-normalized weight
 // set. The trajectory passed to each is valid only during the call. It
-// returns the summary of what it passed on, which ExportSummary would have
-// announced for the same snapshot; if the two ever differed, that is an
-// error. An error from begin or each stops the export and comes back as is.
+// returns the summary of what it passed on (the same figures ExportSummary
+// gives for the snapshot); P, counted in SQL before the first trajectory for
+// the weights, is checked against the parents that got weight, and a
+// difference is an error. An error from begin or each stops the export and
+// comes back as is.
 //
 // Hidden context never enters an export: hidden messages are not read, nor
 // the trajectories' hidden entries, requests or meta.
@@ -327,11 +373,12 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(s
 	if err := begin(at); err != nil {
 		return sum, err
 	}
-	if sum, err = db.exportSummary(ctx, tx, f); err != nil {
-		return sum, err
-	}
 	sum.Snapshot = at
-	q, args := db.exportCursorQuery(f)
+	q, args := db.exportParentsQuery(f)
+	if err := tx.GetContext(ctx, &sum.Parents, q, args...); err != nil {
+		return sum, storeErr(op+": count parents", err)
+	}
+	q, args = db.exportCursorQuery(f)
 	cur, err := ed.cursor(ctx, tx, q, args)
 	if err != nil {
 		return sum, storeErr(op+": open cursor", err)
@@ -350,7 +397,7 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(s
 		for range batches { // wait until the loader is done with tx
 		}
 	}
-	g := exportGroups{parents: sum.Parents, each: each}
+	g := exportGroups{parents: sum.Parents, each: each, engines: map[string]bool{}, profiles: map[string]bool{}}
 	for b := range batches {
 		if b.err != nil {
 			stop()
@@ -367,13 +414,15 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(s
 	if err := g.flush(); err != nil {
 		return sum, err
 	}
-	// The summary and the rows come from one snapshot and the same rules,
-	// so they agree; if they ever did not, the export must not end as if
-	// it were complete.
-	if g.n != [4]int{sum.Trajectories, sum.Decisions, sum.Supervised, sum.Parents} {
-		return sum, fmt.Errorf("store: %s: wrote %d trajectories, %d decisions, %d supervised, %d parents; the summary announced %d, %d, %d, %d",
-			op, g.n[0], g.n[1], g.n[2], g.n[3], sum.Trajectories, sum.Decisions, sum.Supervised, sum.Parents)
+	// The parents counted in SQL and those that got weight in Go come from
+	// one snapshot and the same rule; if they ever differed, the weights
+	// would not sum to 1 and the export must not end as if it were whole.
+	if g.parentsWithTokens != sum.Parents {
+		return sum, fmt.Errorf("store: %s: %d parents had target tokens; %d were counted for the weights",
+			op, g.parentsWithTokens, sum.Parents)
 	}
+	sum.Trajectories, sum.Decisions, sum.Supervised = g.n[0], g.n[1], g.n[2]
+	sum.EngineVersions, sum.Profiles = g.sorted(g.engines), g.sorted(g.profiles)
 	if err := cur.close(); err != nil {
 		return sum, storeErr(op+": close cursor", err)
 	}
@@ -442,9 +491,20 @@ type exportGroups struct {
 	parents int
 	each    func(*grounding.ExportTrajectory) error
 	group   []*grounding.ExportTrajectory
-	// n counts what was passed on: trajectories, selected and supervised
-	// decisions, parents with target tokens.
-	n [4]int
+	// What was passed on: trajectories, selected and supervised decisions;
+	// the parents with target tokens; engine and profile versions.
+	n                 [3]int
+	parentsWithTokens int
+	engines, profiles map[string]bool
+}
+
+func (g *exportGroups) sorted(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (g *exportGroups) add(t *grounding.ExportTrajectory) error {
@@ -465,12 +525,14 @@ func (g *exportGroups) flush() error {
 		g.n[1] += t.SelectedDecisions
 		g.n[2] += t.SupervisedDecisions
 		tokens += t.Tokens
+		g.engines[t.EngineVersion] = true
+		g.profiles[t.Profile] = true
 		if err := g.each(t); err != nil {
 			return err
 		}
 	}
 	if tokens > 0 {
-		g.n[3]++
+		g.parentsWithTokens++
 	}
 	clear(g.group)
 	g.group = g.group[:0]
