@@ -280,7 +280,7 @@ func (h *Coverage) region(e *poolEntry, pr poolRequest, dq deficitQuery, saved [
 	rep := e.report(pr.scale)
 	a := rep.Audit
 	reg := views.CoverageRegion{
-		Pool:      fmt.Sprintf("%s · %s trajectories in %s", pr.poolName(), count(a.Trajectories), covPlural(a.Runs, "run", "runs")),
+		Pool:      fmt.Sprintf("%s · %s trajectories in %s", pr.poolName(), count(a.Trajectories), covPlural(len(pr.runs), "run", "runs")),
 		Scale:     fmt.Sprintf("%s → target depth %d", pr.scale.Name, pr.scale.Depth),
 		ScaleName: pr.scale.Name,
 		Figures: []views.Figure{

@@ -191,6 +191,8 @@ func TestCoveragePages(t *testing.T) {
 			[]string{"demo · 7 trajectories in 1 run", "8B → target depth 3", "heatmap-transitions", "heatmap-horizon", "heatmap-domain-action",
 				"2 of 3 canonical paths are below the target depth 3 (total deficit 4)", "80%", "20%"}},
 		{"newest run by default", "/coverage", 200, true, "coverage-region", []string{"demo · 7 trajectories"}},
+		{"empty run", "/coverage?run=2", 200, true, "coverage-region", []string{"empty · 0 trajectories", "0 of 0 canonical paths"}},
+		{"two runs", "/coverage?run=2&run=1", 200, true, "coverage-region", []string{"demo + empty · 7 trajectories in 2 runs"}},
 		{"other scale", "/coverage?run=1&scale=30b-a3b", 200, true, "coverage-region", []string{"30B-A3B → target depth 8", "total deficit 19"}},
 		{"unknown scale", "/coverage?run=1&scale=7B", 422, true, "",
 			[]string{"Unknown scale &#34;7B&#34;: the configured scales are 1.7B, 4B, 8B, 14B, 30B-A3B."}},
