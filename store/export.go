@@ -610,13 +610,14 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	}
 	in := inList(len(ids))
 
-	tools := `''`
+	// SFT renders the tools and no flow reasons; masks and CSV the reverse.
+	cols := `flow_reasons, ''`
 	if sft {
-		tools = `tools`
+		cols = `'[]', tools`
 	}
 	// Never hidden, request or meta: hidden context stays out of exports.
 	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT id, ext_id, parent_id, domain, success, reward,
-		workflow_ok, flow_reasons, engine_version, profile, `+tools+` FROM trajectories WHERE id IN `+in), ids...)
+		workflow_ok, engine_version, profile, `+cols+` FROM trajectories WHERE id IN `+in), ids...)
 	if err != nil {
 		return nil, storeErr(op+": trajectories", err)
 	}
@@ -626,7 +627,7 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 
 	// SFT renders every visible message; masks and CSV only need the
 	// assistant ones, for the target tokens.
-	q = `SELECT trajectory_id, idx, role, content, content_null, tool_calls, tool_call_id, name, is_error
+	q = `SELECT trajectory_id, idx, role, content, content_null, tool_calls, tool_call_id, name
 		FROM messages WHERE trajectory_id IN ` + in + ` AND hidden = ?`
 	args := append(slices.Clip(ids), false)
 	if !sft {
@@ -660,7 +661,7 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 			r      grounding.ExportTrajectory
 		)
 		if err := rows.Scan(&id, &r.ExtID, &r.ParentID, &r.Domain, &r.Success, &reward,
-			&r.WorkflowOK, &flow, &r.EngineVersion, &r.Profile, &tools); err != nil {
+			&r.WorkflowOK, &r.EngineVersion, &r.Profile, &flow, &tools); err != nil {
 			return err
 		}
 		t := byID[id]
@@ -762,7 +763,7 @@ func (l *exportLoader) messages(rows *sql.Rows, byID map[int64]*grounding.Export
 	for rows.Next() {
 		var m grounding.Message
 		calls = nil
-		if err := rows.Scan(&tid, &m.Index, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name, &m.Error); err != nil {
+		if err := rows.Scan(&tid, &m.Index, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name); err != nil {
 			return err
 		}
 		if cur == nil || cur.ID != tid {
