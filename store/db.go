@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,12 @@ type dialect struct {
 	// (skipping those another claimer holds); SQLite needs neither, since a
 	// write transaction there is BEGIN IMMEDIATE and so already exclusive.
 	forUpdate, skipLocked string
+	// Single-statement forms of the adjudication hot path (hotpath_pg.go);
+	// "" runs the portable statements one by one.
+	recordVerdict, settleRead, settleWrite, claimItem string
+	// queueWriters makes adjudication write transactions wait on a mutex
+	// before BEGIN (SQLite: one writer at a time anyway).
+	queueWriters bool
 }
 
 var dialects = map[string]dialect{
@@ -62,6 +69,7 @@ var dialects = map[string]dialect{
 		extIDContains: `t.ext_id LIKE ? ESCAPE '\'`, // LIKE folds ASCII case in SQLite
 		migrationLock: func() ([]goose.ProviderOption, error) { return nil, nil },
 		bulk:          insertValues,
+		queueWriters:  true,
 	},
 	"postgres": {
 		name:          "postgres",
@@ -82,6 +90,11 @@ var dialects = map[string]dialect{
 		bulk:       copyIn,
 		forUpdate:  " FOR UPDATE",
 		skipLocked: " FOR UPDATE SKIP LOCKED",
+
+		recordVerdict: pgRecordVerdict,
+		settleRead:    pgSettleRead,
+		settleWrite:   pgSettleWrite,
+		claimItem:     pgClaimItem,
 	},
 }
 
@@ -93,6 +106,13 @@ type DB struct {
 	// clock, when set, replaces the wall clock for adjudication (leases,
 	// event times): tests move time instead of sleeping.
 	clock atomic.Pointer[func() time.Time]
+	// prep caches the statements of the adjudication hot path, prepared on
+	// the pool (query → *sqlx.Stmt): parsing and planning them on every
+	// verdict cost more than running them (see prepared.go).
+	prep sync.Map
+	// writeMu queues this process's adjudication writers on SQLite (see
+	// DB.begin).
+	writeMu sync.Mutex
 }
 
 // sqliteParams are the connection settings of every SQLite connection:
@@ -160,6 +180,10 @@ func parseDSN(dsn string) (name, driverDSN string, err error) {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.prep.Range(func(_, st any) bool {
+		st.(*sqlx.Stmt).Close()
+		return true
+	})
 	return db.x.Close()
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -220,6 +221,20 @@ func (db *DB) QueueItem(ctx context.Context, id int64) (grounding.QueueItem, err
 	return loadItem(ctx, db.x, id, db.now())
 }
 
+// item is loadItem inside a transaction, prepared.
+func (t txq) item(ctx context.Context, id int64, at time.Time) (grounding.QueueItem, error) {
+	op := fmt.Sprintf("queue item %d", id)
+	var r itemRow
+	if err := t.get(ctx, &r, itemSelect+` WHERE q.id = ?`, false, dbTime{at}, id); err != nil {
+		return grounding.QueueItem{}, storeErr(op, err)
+	}
+	it, err := r.item()
+	if err != nil {
+		return grounding.QueueItem{}, fmt.Errorf("store: %s: %w", op, err)
+	}
+	return it, nil
+}
+
 func loadItem(ctx context.Context, q queryer, id int64, at time.Time) (grounding.QueueItem, error) {
 	op := fmt.Sprintf("queue item %d", id)
 	var r itemRow
@@ -242,67 +257,83 @@ func loadItem(ctx context.Context, q queryer, id int64, at time.Time) (grounding
 // item matching f is claimed among those the user has neither judged nor
 // skipped in its current round and whose standing verdicts plus live claims
 // of others are fewer than its k. Claiming is atomic: on Postgres the
-// candidate row is locked with FOR UPDATE SKIP LOCKED and its holders
-// recounted under the lock; on SQLite the whole call is one immediate write
-// transaction. No item is handed to more annotators than its k, nor twice
-// to the same one. grounding.ErrNotFound means nothing is left for this user.
+// candidate row is locked with FOR UPDATE SKIP LOCKED and the claim is
+// inserted only if a recount of its holders, made under the lock, leaves a
+// slot; on SQLite the whole call is one immediate write transaction. No item
+// is handed to more annotators than its k, nor twice to the same one.
+// grounding.ErrNotFound means nothing is left for this user.
 func (db *DB) Next(ctx context.Context, userID int64, f grounding.QueueFilter, lease time.Duration) (grounding.Claim, error) {
 	op := fmt.Sprintf("next item for user %d", userID)
-	lease = leaseOr(lease)
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return grounding.Claim{}, storeErr(op, err)
 	}
-	defer tx.Rollback()
-	at := db.now()
-	fwhere, fargs := queueWhere(f)
-
-	// 1. The open claim this user already holds.
-	var mine []int64
-	args := append([]any{userID, false, dbTime{at}, grounding.QueueOpen}, fargs...)
-	err = tx.SelectContext(ctx, &mine, tx.Rebind(`SELECT q.id FROM claims c JOIN queue_items q ON q.id = c.item_id
-		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ? AND c.expires_at > ? AND q.state = ?`+and(fwhere)+`
-		ORDER BY c.claimed_at, q.id LIMIT 1`), args...)
+	defer done()
+	c, found, err := db.next(ctx, db.q(tx), userID, f, db.now(), leaseOr(lease))
 	if err != nil {
 		return grounding.Claim{}, storeErr(op, err)
-	}
-	var itemID int64
-	claimedAt := at
-	if len(mine) > 0 {
-		itemID = mine[0]
-		var ca dbTime
-		err = tx.GetContext(ctx, &ca, tx.Rebind(`UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ? RETURNING claimed_at`),
-			dbTime{at.Add(lease)}, itemID, userID)
-		if err != nil {
-			return grounding.Claim{}, storeErr(op, err)
-		}
-		claimedAt = ca.Time
-		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM claims WHERE user_id = ? AND verdict = '' AND skipped = ? AND item_id <> ?`),
-			userID, false, itemID)
-	} else {
-		// 2. Release whatever else this user held, then claim anew.
-		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM claims WHERE user_id = ? AND verdict = '' AND skipped = ?`), userID, false)
-		if err == nil {
-			itemID, err = db.claimNext(ctx, tx, userID, fwhere, fargs, at, lease)
-		}
-	}
-	if err != nil {
-		return grounding.Claim{}, storeErr(op, err)
-	}
-	if itemID == 0 {
-		if err := tx.Commit(); err != nil {
-			return grounding.Claim{}, storeErr(op, err)
-		}
-		return grounding.Claim{}, fmt.Errorf("store: %s: queue empty: %w", op, grounding.ErrNotFound)
-	}
-	it, err := loadItem(ctx, tx, itemID, at)
-	if err != nil {
-		return grounding.Claim{}, err
 	}
 	if err := tx.Commit(); err != nil {
 		return grounding.Claim{}, storeErr(op, err)
 	}
-	return grounding.Claim{Item: it, UserID: userID, ClaimedAt: claimedAt, ExpiresAt: at.Add(lease)}, nil
+	if !found {
+		return grounding.Claim{}, fmt.Errorf("store: %s: queue empty: %w", op, grounding.ErrNotFound)
+	}
+	return c, nil
+}
+
+// next is Next inside the caller's transaction; found is false when nothing
+// is left for the user.
+func (db *DB) next(ctx context.Context, q txq, userID int64, f grounding.QueueFilter, at time.Time, lease time.Duration) (grounding.Claim, bool, error) {
+	fwhere, fargs := queueWhere(f)
+	// 1. The open claims this user holds, and whether each still fits.
+	var mine []struct {
+		ItemID    int64  `db:"item_id"`
+		ClaimedAt dbTime `db:"claimed_at"`
+		Fits      bool   `db:"fits"`
+	}
+	args := append([]any{grounding.QueueOpen, dbTime{at}}, fargs...)
+	args = append(args, userID, false)
+	err := q.sel(ctx, &mine, `SELECT c.item_id, c.claimed_at,
+		(q.state = ? AND c.expires_at > ?`+and(fwhere)+`) AS fits
+		FROM claims c JOIN queue_items q ON q.id = c.item_id
+		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ?
+		ORDER BY c.claimed_at, c.item_id`, args...)
+	if err != nil {
+		return grounding.Claim{}, false, err
+	}
+	var itemID int64
+	claimedAt := at
+	for _, m := range mine {
+		if m.Fits && itemID == 0 {
+			itemID, claimedAt = m.ItemID, m.ClaimedAt.Time
+		}
+	}
+	if len(mine) > 1 || (len(mine) == 1 && itemID == 0) {
+		// 2. Release whatever else this user held.
+		if _, err := q.exec(ctx, `DELETE FROM claims WHERE user_id = ? AND verdict = '' AND skipped = ? AND item_id <> ?`,
+			userID, false, itemID); err != nil {
+			return grounding.Claim{}, false, err
+		}
+	}
+	var claimed *grounding.QueueItem
+	if itemID != 0 {
+		_, err = q.exec(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ?`, dbTime{at.Add(lease)}, itemID, userID)
+	} else {
+		// 3. Claim anew.
+		itemID, claimed, err = db.claimNext(ctx, q, userID, fwhere, fargs, at, lease)
+	}
+	if err != nil || itemID == 0 {
+		return grounding.Claim{}, false, err
+	}
+	if claimed == nil {
+		it, err := q.item(ctx, itemID, at)
+		if err != nil {
+			return grounding.Claim{}, false, err
+		}
+		claimed = &it
+	}
+	return grounding.Claim{Item: *claimed, UserID: userID, ClaimedAt: claimedAt, ExpiresAt: at.Add(lease)}, true, nil
 }
 
 // holdersSQL counts an item's taken slots: standing verdicts and live
@@ -314,8 +345,8 @@ const holdersSQL = `(SELECT COUNT(*) FROM claims c WHERE c.item_id = q.id AND (c
 const maxClaimAttempts = 32
 
 // claimNext claims the best available item for the user and returns its id,
-// 0 when none is left.
-func (db *DB) claimNext(ctx context.Context, tx *sqlx.Tx, userID int64, fwhere []string, fargs []any, at time.Time, lease time.Duration) (int64, error) {
+// 0 when none is left, and the item itself when it came back with the claim.
+func (db *DB) claimNext(ctx context.Context, q txq, userID int64, fwhere []string, fargs []any, at time.Time, lease time.Duration) (int64, *grounding.QueueItem, error) {
 	var tried []int64
 	for range maxClaimAttempts {
 		args := []any{grounding.QueueOpen, userID, false, false, dbTime{at}}
@@ -327,45 +358,67 @@ func (db *DB) claimNext(ctx context.Context, tx *sqlx.Tx, userID int64, fwhere [
 				args = append(args, id)
 			}
 		}
-		// The holder count in the WHERE uses the statement's snapshot; on
-		// Postgres a claimer that committed after it is seen by the recount
-		// below, made once this transaction holds the row lock.
+		// The holder count in the WHERE uses the statement's snapshot; a
+		// claimer that committed after it is seen by the INSERT below, a new
+		// statement run once this transaction holds the row lock.
+		query := `SELECT q.id, q.required FROM queue_items q
+			WHERE q.state = ?
+			AND NOT EXISTS (SELECT 1 FROM claims m WHERE m.item_id = q.id AND m.user_id = ? AND (m.verdict <> '' OR m.skipped <> ?))
+			AND ` + holdersSQL + ` < q.required` + and(fwhere) + excl + `
+			ORDER BY q.priority DESC, q.created_at, q.id LIMIT 1` + db.d.skipLocked
 		var cand []struct {
 			ID       int64 `db:"id"`
 			Required int   `db:"required"`
 		}
-		err := tx.SelectContext(ctx, &cand, tx.Rebind(`SELECT q.id, q.required FROM queue_items q
-			WHERE q.state = ?
-			AND NOT EXISTS (SELECT 1 FROM claims m WHERE m.item_id = q.id AND m.user_id = ? AND (m.verdict <> '' OR m.skipped <> ?))
-			AND `+holdersSQL+` < q.required`+and(fwhere)+excl+`
-			ORDER BY q.priority DESC, q.created_at, q.id LIMIT 1`+db.d.skipLocked), args...)
+		var err error
+		if len(tried) == 0 {
+			err = q.sel(ctx, &cand, query, args...)
+		} else { // a one-off exclusion list: not worth a prepared statement
+			err = q.tx.SelectContext(ctx, &cand, q.tx.Rebind(query), args...)
+		}
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if len(cand) == 0 {
-			return 0, nil
+			return 0, nil, nil
 		}
 		c := cand[0]
-		var holders int
-		err = tx.GetContext(ctx, &holders, tx.Rebind(`SELECT COUNT(*) FROM claims c WHERE c.item_id = ?
-			AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))`), c.ID, false, dbTime{at})
-		if err != nil {
-			return 0, err
+		if db.d.claimItem != "" {
+			var rows []itemRow
+			err := q.sel(ctx, &rows, db.d.claimItem, c.ID, userID, dbTime{at}, dbTime{at.Add(lease)}, false,
+				c.ID, false, dbTime{at}, c.Required, false, dbTime{at})
+			if err != nil {
+				return 0, nil, err
+			}
+			if len(rows) == 0 {
+				tried = append(tried, c.ID)
+				continue
+			}
+			it, err := rows[0].item()
+			if err != nil {
+				return 0, nil, err
+			}
+			it.Holders++ // the claim just made, not in the statement's snapshot
+			return c.ID, &it, nil
 		}
-		if holders >= c.Required {
+		// SQLite needs the WHERE to tell INSERT … SELECT from the upsert.
+		res, err := q.exec(ctx, `INSERT INTO claims (item_id, user_id, claimed_at, expires_at, verdict, skipped)
+			SELECT ?, ?, ?, ?, '', ?
+			WHERE (SELECT COUNT(*) FROM claims c WHERE c.item_id = ? AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))) < ?
+			ON CONFLICT (item_id, user_id) DO UPDATE SET claimed_at = excluded.claimed_at, expires_at = excluded.expires_at`,
+			c.ID, userID, dbTime{at}, dbTime{at.Add(lease)}, false, c.ID, false, dbTime{at}, c.Required)
+		if err != nil {
+			return 0, nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return 0, nil, err
+		} else if n == 0 {
 			tried = append(tried, c.ID)
 			continue
 		}
-		_, err = tx.ExecContext(ctx, tx.Rebind(`INSERT INTO claims (item_id, user_id, claimed_at, expires_at, verdict, skipped)
-			VALUES (?, ?, ?, ?, '', ?)
-			ON CONFLICT (item_id, user_id) DO UPDATE SET claimed_at = excluded.claimed_at, expires_at = excluded.expires_at`),
-			c.ID, userID, dbTime{at}, dbTime{at.Add(lease)}, false)
-		if err != nil {
-			return 0, err
-		}
-		return c.ID, nil
+		return c.ID, nil, nil
 	}
-	return 0, nil
+	return 0, nil, nil
 }
 
 // Renew extends the user's claim on the item by lease (DefaultLease when
@@ -376,13 +429,13 @@ func (db *DB) claimNext(ctx context.Context, tx *sqlx.Tx, userID int64, fwhere [
 func (db *DB) Renew(ctx context.Context, userID, itemID int64, lease time.Duration) (time.Time, error) {
 	op := fmt.Sprintf("renew claim of user %d on item %d", userID, itemID)
 	lease = leaseOr(lease)
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return time.Time{}, storeErr(op, err)
 	}
-	defer tx.Rollback()
+	defer done()
 	at := db.now()
-	it, err := db.lockItem(ctx, tx, itemID)
+	it, err := db.lockItemFor(ctx, tx, itemID, userID)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -417,7 +470,8 @@ func (db *DB) ReleaseExpired(ctx context.Context) (int64, error) {
 }
 
 // lockedItem is the part of a queue item the write paths need, read with
-// the item's row lock held (Postgres) until the transaction ends.
+// the item's row lock held (Postgres) until the transaction ends, and the
+// acting user's claim on it, if any.
 type lockedItem struct {
 	ID           int64  `db:"id"`
 	RunID        int64  `db:"run_id"`
@@ -425,16 +479,82 @@ type lockedItem struct {
 	Ordinal      int    `db:"ordinal"`
 	Required     int    `db:"required"`
 	State        string `db:"state"`
+
+	Claimed bool     `db:"-"`
+	Claim   claimRow `db:"-"`
 }
 
 func (db *DB) lockItem(ctx context.Context, tx *sqlx.Tx, id int64) (lockedItem, error) {
 	var it lockedItem
-	err := tx.GetContext(ctx, &it, tx.Rebind(`SELECT id, run_id, trajectory_id, ordinal, required, state
-		FROM queue_items WHERE id = ?`+db.d.forUpdate), id)
+	err := db.q(tx).get(ctx, &it, `SELECT id, run_id, trajectory_id, ordinal, required, state
+		FROM queue_items WHERE id = ?`+db.d.forUpdate, id)
 	if err != nil {
 		return it, storeErr(fmt.Sprintf("queue item %d", id), err)
 	}
 	return it, nil
+}
+
+// lockItemFor locks item id, then reads userID's claim on it. The claim
+// is read by a second statement on purpose: on Postgres a statement that
+// waited for the row lock still sees the rows of other tables as they were
+// when it started, so a claim read with the lock would miss what the
+// transaction that held it (the same user's other tab, a double click) did.
+func (db *DB) lockItemFor(ctx context.Context, tx *sqlx.Tx, id, userID int64) (lockedItem, error) {
+	it, err := db.lockItem(ctx, tx, id)
+	if err != nil {
+		return it, err
+	}
+	var rows []claimRow
+	err = db.q(tx).sel(ctx, &rows, `SELECT verdict, skipped, expires_at FROM claims WHERE item_id = ? AND user_id = ?`, id, userID)
+	if err != nil {
+		return it, storeErr(fmt.Sprintf("claim on queue item %d", id), err)
+	}
+	if len(rows) > 0 {
+		it.Claimed, it.Claim = true, rows[0]
+	}
+	return it, nil
+}
+
+// lockItemEvents is lockItemFor that also reads the item's events, with
+// the claim, in the one statement after the lock.
+func (db *DB) lockItemEvents(ctx context.Context, tx *sqlx.Tx, id, userID int64) (lockedItem, []grounding.VerdictEvent, error) {
+	it, err := db.lockItem(ctx, tx, id)
+	if err != nil {
+		return it, nil, err
+	}
+	var rows []struct {
+		CVerdict sql.NullString `db:"c_verdict"`
+		CSkipped sql.NullBool   `db:"c_skipped"`
+		CExpires nullTime       `db:"c_expires"`
+		Claimed  bool           `db:"claimed"`
+		EID      sql.NullInt64  `db:"e_id"`
+		eventRow
+	}
+	err = db.q(tx).sel(ctx, &rows, `SELECT c.verdict AS c_verdict, c.skipped AS c_skipped, c.expires_at AS c_expires,
+		c.item_id IS NOT NULL AS claimed, e.id AS e_id,
+		COALESCE(e.id, 0) AS id, e.item_id, COALESCE(e.run_id, 0) AS run_id, COALESCE(e.trajectory_id, 0) AS trajectory_id,
+		COALESCE(e.ordinal, 0) AS ordinal, COALESCE(e.user_id, 0) AS user_id, COALESCE(u.name, '') AS user_name,
+		COALESCE(e.kind, '') AS kind, COALESCE(e.verdict, '') AS verdict, COALESCE(e.prev_verdict, '') AS prev_verdict,
+		COALESCE(e.note, '') AS note, e.undoes, COALESCE(e.created_at, q.created_at) AS created_at
+		FROM queue_items q
+		LEFT JOIN claims c ON c.item_id = q.id AND c.user_id = ?
+		LEFT JOIN verdict_events e ON e.item_id = q.id
+		LEFT JOIN users u ON u.id = e.user_id
+		WHERE q.id = ? ORDER BY e.id`, userID, id)
+	if err != nil {
+		return it, nil, storeErr(fmt.Sprintf("events of queue item %d", id), err)
+	}
+	var evs []grounding.VerdictEvent
+	for i, r := range rows {
+		if i == 0 && r.Claimed {
+			it.Claimed = true
+			it.Claim = claimRow{Verdict: r.CVerdict.String, Skipped: r.CSkipped.Bool, ExpiresAt: r.CExpires.dbTime}
+		}
+		if r.EID.Valid {
+			evs = append(evs, r.event())
+		}
+	}
+	return it, evs, nil
 }
 
 type claimRow struct {
@@ -443,21 +563,16 @@ type claimRow struct {
 	ExpiresAt dbTime `db:"expires_at"`
 }
 
-// holdClaim checks that the user may act on the locked item: they hold a
-// claim on it that is live, or expired while a slot is still free (then it
-// is taken again for lease, so no work is lost to a coffee break). A claim
-// row that carries a verdict is returned as is: the caller decides what a
-// repeated action means.
+// holdClaim checks that the user may act on the item, locked by
+// lockItemFor: they hold a claim on it that is live, or expired while a slot
+// is still free (then it is taken again for lease, so no work is lost to a
+// coffee break). A claim that carries a verdict is returned as is: the
+// caller decides what a repeated action means.
 func (db *DB) holdClaim(ctx context.Context, tx *sqlx.Tx, it lockedItem, userID int64, at time.Time, lease time.Duration) (claimRow, error) {
-	var rows []claimRow
-	err := tx.SelectContext(ctx, &rows, tx.Rebind(`SELECT verdict, skipped, expires_at FROM claims WHERE item_id = ? AND user_id = ?`), it.ID, userID)
-	if err != nil {
-		return claimRow{}, storeErr("read claim", err)
-	}
-	if len(rows) == 0 || rows[0].Skipped {
+	if !it.Claimed || it.Claim.Skipped {
 		return claimRow{}, grounding.ErrNotClaimed
 	}
-	c := rows[0]
+	c := it.Claim
 	if c.Verdict != "" {
 		return c, nil
 	}
@@ -467,9 +582,10 @@ func (db *DB) holdClaim(ctx context.Context, tx *sqlx.Tx, it lockedItem, userID 
 	if c.ExpiresAt.After(at) {
 		return c, nil
 	}
+	q := db.q(tx)
 	var others int
-	err = tx.GetContext(ctx, &others, tx.Rebind(`SELECT COUNT(*) FROM claims c WHERE c.item_id = ? AND c.user_id <> ?
-		AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))`), it.ID, userID, false, dbTime{at})
+	err := q.get(ctx, &others, `SELECT COUNT(*) FROM claims c WHERE c.item_id = ? AND c.user_id <> ?
+		AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))`, it.ID, userID, false, dbTime{at})
 	if err != nil {
 		return c, storeErr("count holders", err)
 	}
@@ -477,6 +593,6 @@ func (db *DB) holdClaim(ctx context.Context, tx *sqlx.Tx, it lockedItem, userID 
 		return c, grounding.ErrClaimExpired
 	}
 	c.ExpiresAt = dbTime{at.Add(lease)}
-	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ?`), c.ExpiresAt, it.ID, userID)
+	_, err = q.exec(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ?`, c.ExpiresAt, it.ID, userID)
 	return c, storeErr("retake claim", err)
 }

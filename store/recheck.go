@@ -276,8 +276,15 @@ func recountTrajectory(ctx context.Context, tx *sqlx.Tx, id int64) error {
 	return nil
 }
 
-// recountRun sums a run's check counters from its trajectories.
+// recountRun sums a run's check counters from its trajectories. The
+// pending differences of human verdicts are in those sums already, so they
+// go (a verdict settled between the two statements, on Postgres, would be
+// counted twice until the next recount: recheck is not meant to run while
+// a team adjudicates the run).
 func recountRun(ctx context.Context, tx *sqlx.Tx, runID int64) error {
+	if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM run_count_deltas WHERE run_id = ?`), runID); err != nil {
+		return storeErr(fmt.Sprintf("recount run %d", runID), err)
+	}
 	_, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE runs SET
 		n_pass       = (SELECT COALESCE(SUM(n_pass), 0) FROM trajectories t WHERE t.run_id = runs.id),
 		n_fail       = (SELECT COALESCE(SUM(n_fail), 0) FROM trajectories t WHERE t.run_id = runs.id),

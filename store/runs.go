@@ -36,8 +36,15 @@ func (r runRow) run() grounding.Run {
 	}
 }
 
+// runColumns reads the check counters with the differences human verdicts
+// left in run_count_deltas, not folded in yet (see migration 00009).
 const runColumns = `id, name, created_at, trajectories, successes, decisions, tool_calls, messages, imports,
-	n_pass, n_fail, n_ambiguous, n_queued, n_supervised, n_certified`
+	n_pass + (SELECT COALESCE(SUM(x.n_pass), 0) FROM run_count_deltas x WHERE x.run_id = runs.id) AS n_pass,
+	n_fail + (SELECT COALESCE(SUM(x.n_fail), 0) FROM run_count_deltas x WHERE x.run_id = runs.id) AS n_fail,
+	n_ambiguous + (SELECT COALESCE(SUM(x.n_ambiguous), 0) FROM run_count_deltas x WHERE x.run_id = runs.id) AS n_ambiguous,
+	n_queued + (SELECT COALESCE(SUM(x.n_queued), 0) FROM run_count_deltas x WHERE x.run_id = runs.id) AS n_queued,
+	n_supervised + (SELECT COALESCE(SUM(x.n_supervised), 0) FROM run_count_deltas x WHERE x.run_id = runs.id) AS n_supervised,
+	n_certified + (SELECT COALESCE(SUM(x.n_certified), 0) FROM run_count_deltas x WHERE x.run_id = runs.id) AS n_certified`
 
 // Runs lists every run, newest first. The counters come from the runs
 // table, maintained at import: listing never counts over the pool.

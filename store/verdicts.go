@@ -42,6 +42,19 @@ const eventSelect = `SELECT e.id, e.item_id, e.run_id, e.trajectory_id, e.ordina
 	e.kind, e.verdict, e.prev_verdict, e.note, e.undoes, e.created_at
 	FROM verdict_events e JOIN users u ON u.id = e.user_id`
 
+// events is itemEvents inside a transaction, prepared.
+func (t txq) events(ctx context.Context, itemID int64) ([]grounding.VerdictEvent, error) {
+	var rows []eventRow
+	if err := t.sel(ctx, &rows, eventSelect+` WHERE e.item_id = ? ORDER BY e.id`, itemID); err != nil {
+		return nil, storeErr(fmt.Sprintf("events of item %d", itemID), err)
+	}
+	out := make([]grounding.VerdictEvent, len(rows))
+	for i, r := range rows {
+		out[i] = r.event()
+	}
+	return out, nil
+}
+
 func itemEvents(ctx context.Context, q queryer, itemID int64) ([]grounding.VerdictEvent, error) {
 	var rows []eventRow
 	if err := sqlx.SelectContext(ctx, q, &rows, q.Rebind(eventSelect+` WHERE e.item_id = ? ORDER BY e.id`), itemID); err != nil {
@@ -56,6 +69,10 @@ func itemEvents(ctx context.Context, q queryer, itemID int64) ([]grounding.Verdi
 
 // addEvent appends e to the history and returns it with its id.
 func addEvent(ctx context.Context, tx *sqlx.Tx, e grounding.VerdictEvent) (grounding.VerdictEvent, error) {
+	return txq{tx: tx}.addEvent(ctx, e)
+}
+
+func (t txq) addEvent(ctx context.Context, e grounding.VerdictEvent) (grounding.VerdictEvent, error) {
 	var item, undoes any
 	if e.ItemID != 0 {
 		item = e.ItemID
@@ -63,9 +80,14 @@ func addEvent(ctx context.Context, tx *sqlx.Tx, e grounding.VerdictEvent) (groun
 	if e.Undoes != 0 {
 		undoes = e.Undoes
 	}
-	err := tx.GetContext(ctx, &e.ID, tx.Rebind(`INSERT INTO verdict_events
+	query := `INSERT INTO verdict_events
 		(item_id, run_id, trajectory_id, ordinal, user_id, kind, verdict, prev_verdict, note, undoes, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	get := func(dest any, args ...any) error { return t.tx.GetContext(ctx, dest, t.tx.Rebind(query), args...) }
+	if t.db != nil {
+		get = func(dest any, args ...any) error { return t.get(ctx, dest, query, args...) }
+	}
+	err := get(&e.ID,
 		item, e.RunID, e.TrajectoryID, e.Ordinal, e.UserID, e.Kind, string(e.Verdict), string(e.PrevVerdict),
 		cleanText(e.Note), undoes, dbTime{e.CreatedAt})
 	if err != nil {
@@ -98,8 +120,23 @@ func validVerdict(v grounding.Verdict) bool {
 // grounding.ErrItemClosed; a verdict other than pass or fail, or a note
 // over grounding.MaxNote: grounding.ErrInvalid.
 func (db *DB) Submit(ctx context.Context, userID, itemID int64, verdict grounding.Verdict, note string, lease time.Duration) (grounding.SubmitResult, error) {
+	res, _, _, err := db.submit(ctx, userID, itemID, verdict, note, lease, nil)
+	return res, err
+}
+
+// SubmitNext is Submit followed by Next with filter f in the same
+// transaction, as the review screen does on every key press: one commit
+// instead of two. found is false when nothing is left for the user. When
+// the verdict is refused nothing is claimed either.
+func (db *DB) SubmitNext(ctx context.Context, userID, itemID int64, verdict grounding.Verdict, note string, f grounding.QueueFilter, lease time.Duration) (grounding.SubmitResult, grounding.Claim, bool, error) {
+	return db.submit(ctx, userID, itemID, verdict, note, lease, &f)
+}
+
+func (db *DB) submit(ctx context.Context, userID, itemID int64, verdict grounding.Verdict, note string, lease time.Duration, next *grounding.QueueFilter) (grounding.SubmitResult, grounding.Claim, bool, error) {
 	op := fmt.Sprintf("verdict of user %d on item %d", userID, itemID)
-	fail := func(err error) (grounding.SubmitResult, error) { return grounding.SubmitResult{}, err }
+	fail := func(err error) (grounding.SubmitResult, grounding.Claim, bool, error) {
+		return grounding.SubmitResult{}, grounding.Claim{}, false, err
+	}
 	if !validVerdict(verdict) {
 		return fail(fmt.Errorf("store: %s: verdict %q is neither pass nor fail: %w", op, verdict, grounding.ErrInvalid))
 	}
@@ -107,23 +144,41 @@ func (db *DB) Submit(ctx context.Context, userID, itemID int64, verdict groundin
 	if len(note) > grounding.MaxNote {
 		return fail(fmt.Errorf("store: %s: the note is longer than %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid))
 	}
-	tx, err := db.x.BeginTxx(ctx, nil)
+	lease = leaseOr(lease)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return fail(storeErr(op, err))
 	}
-	defer tx.Rollback()
+	defer done()
+	q := db.q(tx)
 	at := db.now()
-	it, err := db.lockItem(ctx, tx, itemID)
+	res, err := db.submitIn(ctx, q, userID, itemID, verdict, note, at, lease)
 	if err != nil {
 		return fail(err)
 	}
-	c, err := db.holdClaim(ctx, tx, it, userID, at, leaseOr(lease))
-	if err != nil {
-		return fail(fmt.Errorf("store: %s: %w", op, err))
+	var c grounding.Claim
+	found := false
+	if next != nil {
+		if c, found, err = db.next(ctx, q, userID, *next, at, lease); err != nil {
+			return fail(storeErr(op+": next", err))
+		}
 	}
-	evs, err := itemEvents(ctx, tx, it.ID)
+	if err := tx.Commit(); err != nil {
+		return fail(storeErr(op, err))
+	}
+	return res, c, found, nil
+}
+
+// submitIn records and settles a verdict inside the caller's transaction.
+func (db *DB) submitIn(ctx context.Context, q txq, userID, itemID int64, verdict grounding.Verdict, note string, at time.Time, lease time.Duration) (grounding.SubmitResult, error) {
+	op := fmt.Sprintf("verdict of user %d on item %d", userID, itemID)
+	it, evs, err := db.lockItemEvents(ctx, q.tx, itemID, userID)
 	if err != nil {
-		return fail(err)
+		return grounding.SubmitResult{}, err
+	}
+	c, err := db.holdClaim(ctx, q.tx, it, userID, at, lease)
+	if err != nil {
+		return grounding.SubmitResult{}, fmt.Errorf("store: %s: %w", op, err)
 	}
 	before := grounding.Settle(evs, it.Required)
 	if c.Verdict != "" {
@@ -133,23 +188,29 @@ func (db *DB) Submit(ctx context.Context, userID, itemID int64, verdict groundin
 				return grounding.SubmitResult{Event: v, Repeated: true, State: before.State, Human: before.Human}, nil
 			}
 		}
-		return fail(fmt.Errorf("store: %s: claim says %q but no standing verdict", op, c.Verdict))
+		return grounding.SubmitResult{}, fmt.Errorf("store: %s: claim says %q but no standing verdict", op, c.Verdict)
 	}
 	e := it.event(grounding.EventVerdict, userID, at)
 	e.Verdict, e.PrevVerdict, e.Note = verdict, before.Human, note
-	if e, err = addEvent(ctx, tx, e); err != nil {
-		return fail(err)
-	}
-	if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE claims SET verdict = ?, expires_at = ? WHERE item_id = ? AND user_id = ?`),
-		string(verdict), dbTime{at}, it.ID, userID); err != nil {
-		return fail(storeErr(op, err))
+	if db.d.recordVerdict != "" {
+		err = q.get(ctx, &e.ID, db.d.recordVerdict, e.ItemID, e.RunID, e.TrajectoryID, e.Ordinal, e.UserID, e.Kind,
+			string(e.Verdict), string(e.PrevVerdict), cleanText(e.Note), nil, dbTime{e.CreatedAt},
+			string(verdict), dbTime{at}, it.ID, userID)
+		if err != nil {
+			return grounding.SubmitResult{}, storeErr(op, err)
+		}
+	} else {
+		if e, err = q.addEvent(ctx, e); err != nil {
+			return grounding.SubmitResult{}, err
+		}
+		if _, err := q.exec(ctx, `UPDATE claims SET verdict = ?, expires_at = ? WHERE item_id = ? AND user_id = ?`,
+			string(verdict), dbTime{at}, it.ID, userID); err != nil {
+			return grounding.SubmitResult{}, storeErr(op, err)
+		}
 	}
 	after := grounding.Settle(append(evs, e), it.Required)
-	if err := db.apply(ctx, tx, it, after, at); err != nil {
-		return fail(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fail(storeErr(op, err))
+	if err := db.apply(ctx, q.tx, it, after, at); err != nil {
+		return grounding.SubmitResult{}, err
 	}
 	return grounding.SubmitResult{Event: e, State: after.State, Human: after.Human}, nil
 }
@@ -160,11 +221,11 @@ func (db *DB) Submit(ctx context.Context, userID, itemID int64, verdict groundin
 // not hold, grounding.ErrNotClaimed. Skipping twice records one skip.
 func (db *DB) Skip(ctx context.Context, userID, itemID int64) error {
 	op := fmt.Sprintf("skip of item %d by user %d", itemID, userID)
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return storeErr(op, err)
 	}
-	defer tx.Rollback()
+	defer done()
 	at := db.now()
 	it, err := db.lockItem(ctx, tx, itemID)
 	if err != nil {
@@ -205,11 +266,11 @@ func (db *DB) Skip(ctx context.Context, userID, itemID int64) error {
 func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Duration) (grounding.VerdictEvent, error) {
 	op := fmt.Sprintf("undo by user %d", userID)
 	fail := func(err error) (grounding.VerdictEvent, error) { return grounding.VerdictEvent{}, err }
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return fail(storeErr(op, err))
 	}
-	defer tx.Rollback()
+	defer done()
 	at := db.now()
 	var last []eventRow
 	err = tx.SelectContext(ctx, &last, tx.Rebind(eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
@@ -274,9 +335,9 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 // Undo would cancel, or grounding.ErrNotFound.
 func (db *DB) LastUndoable(ctx context.Context, userID int64) (grounding.VerdictEvent, error) {
 	var r eventRow
-	err := db.x.GetContext(ctx, &r, db.x.Rebind(eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
+	err := db.get(ctx, &r, eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
-		ORDER BY e.id DESC LIMIT 1`), userID, grounding.EventVerdict, grounding.EventFinal)
+		ORDER BY e.id DESC LIMIT 1`, userID, grounding.EventVerdict, grounding.EventFinal)
 	if err != nil {
 		return grounding.VerdictEvent{}, storeErr(fmt.Sprintf("last verdict of user %d", userID), err)
 	}
@@ -300,11 +361,11 @@ func (db *DB) Finalize(ctx context.Context, leadID, itemID int64, verdict ground
 	case len(reason) > grounding.MaxNote:
 		return fail(fmt.Errorf("store: %s: the reason is longer than %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid))
 	}
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return fail(storeErr(op, err))
 	}
-	defer tx.Rollback()
+	defer done()
 	at := db.now()
 	it, err := db.lockItem(ctx, tx, itemID)
 	if err != nil {
@@ -345,11 +406,11 @@ func (db *DB) AddNote(ctx context.Context, userID, itemID int64, note string) (g
 	if note == "" || len(note) > grounding.MaxNote {
 		return grounding.VerdictEvent{}, false, fmt.Errorf("store: %s: a note has 1 to %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid)
 	}
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return grounding.VerdictEvent{}, false, storeErr(op, err)
 	}
-	defer tx.Rollback()
+	defer done()
 	at := db.now()
 	it, err := db.lockItem(ctx, tx, itemID)
 	if err != nil {
@@ -383,12 +444,19 @@ func (db *DB) Enqueue(ctx context.Context, leadID, trajectoryID int64, ordinal i
 	if len(note) > grounding.MaxNote {
 		return fail(fmt.Errorf("store: %s: the note is longer than %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid))
 	}
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return fail(storeErr(op, err))
 	}
-	defer tx.Rollback()
+	defer done()
 	at := db.now()
+	// Lock the decision's item, if it has one, before reading the decision:
+	// a settlement holding it may be changing the human verdict.
+	var existing []lockedItem
+	if err := tx.SelectContext(ctx, &existing, tx.Rebind(`SELECT id, run_id, trajectory_id, ordinal, required, state
+		FROM queue_items WHERE trajectory_id = ? AND ordinal = ?`+db.d.forUpdate), trajectoryID, ordinal); err != nil {
+		return fail(storeErr(op, err))
+	}
 	var d struct {
 		RunID   int64  `db:"run_id"`
 		Reasons []byte `db:"reasons"`
@@ -411,11 +479,6 @@ func (db *DB) Enqueue(ctx context.Context, leadID, trajectoryID int64, ordinal i
 	var prio int
 	if err := tx.GetContext(ctx, &prio, tx.Rebind(`SELECT COALESCE(MAX(priority), 0) + 1 FROM queue_items WHERE run_id = ? AND state = ?`),
 		d.RunID, grounding.QueueOpen); err != nil {
-		return fail(storeErr(op, err))
-	}
-	var existing []lockedItem
-	if err := tx.SelectContext(ctx, &existing, tx.Rebind(`SELECT id, run_id, trajectory_id, ordinal, required, state
-		FROM queue_items WHERE trajectory_id = ? AND ordinal = ?`+db.d.forUpdate), trajectoryID, ordinal); err != nil {
 		return fail(storeErr(op, err))
 	}
 	var it lockedItem
@@ -470,11 +533,11 @@ func (db *DB) SetOverlap(ctx context.Context, runID int64, k int) error {
 	if !grounding.ValidOverlap(k) {
 		return fmt.Errorf("store: %s: %d verdicts per item: want 1 to %d: %w", op, k, grounding.MaxOverlap, grounding.ErrInvalid)
 	}
-	tx, err := db.x.BeginTxx(ctx, nil)
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return storeErr(op, err)
 	}
-	defer tx.Rollback()
+	defer done()
 	at := db.now()
 	res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE runs SET overlap = ? WHERE id = ?`), k, runID)
 	if err != nil {
@@ -516,8 +579,9 @@ func (db *DB) SetOverlap(ctx context.Context, runID int64, k int) error {
 // trajectory settle at once, which a recount from a snapshot would not).
 func (db *DB) apply(ctx context.Context, tx *sqlx.Tx, it lockedItem, s grounding.Settlement, at time.Time) error {
 	op := fmt.Sprintf("settle item %d", it.ID)
-	if s.State != it.State {
-		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE queue_items SET state = ? WHERE id = ?`), s.State, it.ID); err != nil {
+	q := db.q(tx)
+	if s.State != it.State && db.d.settleRead == "" {
+		if _, err := q.exec(ctx, `UPDATE queue_items SET state = ? WHERE id = ?`, s.State, it.ID); err != nil {
 			return storeErr(op, err)
 		}
 	}
@@ -532,8 +596,13 @@ func (db *DB) apply(ctx context.Context, tx *sqlx.Tx, it lockedItem, s grounding
 		Reasons   []byte        `db:"reasons"`
 		DecidedBy sql.NullInt64 `db:"decided_by"`
 	}
-	err := tx.GetContext(ctx, &d, tx.Rebind(`SELECT auto_verdict, human_verdict, verdict, mask, g, flow_ok, queued, reasons, decided_by
-		FROM decisions WHERE trajectory_id = ? AND ordinal = ?`+db.d.forUpdate), it.TrajectoryID, it.Ordinal)
+	var err error
+	if db.d.settleRead != "" {
+		err = q.get(ctx, &d, db.d.settleRead, s.State, it.ID, s.State, it.TrajectoryID, it.Ordinal)
+	} else {
+		err = q.get(ctx, &d, `SELECT auto_verdict, human_verdict, verdict, mask, g, flow_ok, queued, reasons, decided_by
+			FROM decisions WHERE trajectory_id = ? AND ordinal = ?`+db.d.forUpdate, it.TrajectoryID, it.Ordinal)
+	}
 	if err != nil {
 		return storeErr(op, err)
 	}
@@ -549,11 +618,6 @@ func (db *DB) apply(ctx context.Context, tx *sqlx.Tx, it lockedItem, s grounding
 	if s.Human != "" {
 		by, when = s.DecidedBy, dbTime{cmpTime(s.DecidedAt, at)}
 	}
-	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE decisions SET human_verdict = ?, verdict = ?, mask = ?, decided_by = ?, decided_at = ?
-		WHERE trajectory_id = ? AND ordinal = ?`), string(s.Human), string(verdict), mask, by, when, it.TrajectoryID, it.Ordinal)
-	if err != nil {
-		return storeErr(op, err)
-	}
 	var delta counterDelta
 	delta.verdict(grounding.Verdict(d.Verdict), -1)
 	delta.verdict(verdict, +1)
@@ -564,7 +628,24 @@ func (db *DB) apply(ctx context.Context, tx *sqlx.Tx, it lockedItem, s grounding
 	if d.Queued && s.Human == "" {
 		delta.queued++
 	}
-	return delta.write(ctx, tx, it.TrajectoryID, it.RunID)
+	if db.d.settleWrite != "" && delta != (counterDelta{}) {
+		c := delta
+		_, err = q.exec(ctx, db.d.settleWrite,
+			string(s.Human), string(verdict), mask, by, when, it.TrajectoryID, it.Ordinal,
+			c.pass, c.fail, c.ambiguous, c.queued, c.supervised, c.supervised, it.TrajectoryID,
+			c.supervised,
+			it.RunID,
+			it.RunID, c.pass, c.fail, c.ambiguous, c.queued, c.supervised,
+			it.RunID,
+			c.pass, c.fail, c.ambiguous, c.queued, c.supervised)
+		return storeErr(op, err)
+	}
+	_, err = q.exec(ctx, `UPDATE decisions SET human_verdict = ?, verdict = ?, mask = ?, decided_by = ?, decided_at = ?
+		WHERE trajectory_id = ? AND ordinal = ?`, string(s.Human), string(verdict), mask, by, when, it.TrajectoryID, it.Ordinal)
+	if err != nil {
+		return storeErr(op, err)
+	}
+	return delta.write(ctx, q, it.TrajectoryID, it.RunID)
 }
 
 func cmpTime(t, def time.Time) time.Time {
@@ -589,7 +670,7 @@ func (c *counterDelta) verdict(v grounding.Verdict, n int) {
 	}
 }
 
-func (c counterDelta) write(ctx context.Context, tx *sqlx.Tx, trajectoryID, runID int64) error {
+func (c counterDelta) write(ctx context.Context, q txq, trajectoryID, runID int64) error {
 	if c == (counterDelta{}) {
 		return nil
 	}
@@ -599,10 +680,10 @@ func (c counterDelta) write(ctx context.Context, tx *sqlx.Tx, trajectoryID, runI
 		WorkflowOK bool `db:"workflow_ok"`
 		Supervised int  `db:"n_supervised"`
 	}
-	err := tx.GetContext(ctx, &t, tx.Rebind(`UPDATE trajectories SET n_pass = n_pass + ?, n_fail = n_fail + ?,
+	err := q.get(ctx, &t, `UPDATE trajectories SET n_pass = n_pass + ?, n_fail = n_fail + ?,
 		n_ambiguous = n_ambiguous + ?, n_queued = n_queued + ?, n_supervised = n_supervised + ?,
 		certified = (success AND workflow_ok AND n_supervised + ? > 0)
-		WHERE id = ? RETURNING success, workflow_ok, n_supervised`),
+		WHERE id = ? RETURNING success, workflow_ok, n_supervised`,
 		c.pass, c.fail, c.ambiguous, c.queued, c.supervised, c.supervised, trajectoryID)
 	if err != nil {
 		return storeErr(op, err)
@@ -614,12 +695,14 @@ func (c counterDelta) write(ctx context.Context, tx *sqlx.Tx, trajectoryID, runI
 		return 0
 	}
 	dCert := certified(t.Supervised) - certified(t.Supervised-c.supervised)
-	// Last statement of the transaction: the run row is the one every
-	// settlement of the run updates, so it is held for the shortest time.
-	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE runs SET n_pass = n_pass + ?, n_fail = n_fail + ?, n_ambiguous = n_ambiguous + ?,
-		n_queued = n_queued + ?, n_supervised = n_supervised + ?, n_certified = n_certified + ? WHERE id = ?`),
+	op = fmt.Sprintf("count run %d", runID)
+	// Only SQLite comes here with a change (Postgres settles with
+	// pgSettleWrite, which never waits for the run row): its writer is
+	// alone, so the row is updated directly.
+	_, err = q.exec(ctx, `UPDATE runs SET n_pass = n_pass + ?, n_fail = n_fail + ?, n_ambiguous = n_ambiguous + ?,
+		n_queued = n_queued + ?, n_supervised = n_supervised + ?, n_certified = n_certified + ? WHERE id = ?`,
 		c.pass, c.fail, c.ambiguous, c.queued, c.supervised, dCert, runID)
-	return storeErr(fmt.Sprintf("count run %d", runID), err)
+	return storeErr(op, err)
 }
 
 // History returns everything about one decision: its queue item, if it has
@@ -629,14 +712,14 @@ func (db *DB) History(ctx context.Context, trajectoryID int64, ordinal int) (gro
 	op := fmt.Sprintf("history of decision %d of trajectory %d", ordinal, trajectoryID)
 	var h grounding.DecisionHistory
 	var n int
-	if err := db.x.GetContext(ctx, &n, db.x.Rebind(`SELECT COUNT(*) FROM decisions WHERE trajectory_id = ? AND ordinal = ?`), trajectoryID, ordinal); err != nil {
+	if err := db.get(ctx, &n, `SELECT COUNT(*) FROM decisions WHERE trajectory_id = ? AND ordinal = ?`, trajectoryID, ordinal); err != nil {
 		return h, storeErr(op, err)
 	}
 	if n == 0 {
 		return h, fmt.Errorf("store: %s: %w", op, grounding.ErrNotFound)
 	}
 	var rows []itemRow
-	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(itemSelect+` WHERE q.trajectory_id = ? AND q.ordinal = ?`),
+	if err := db.sel(ctx, &rows, itemSelect+` WHERE q.trajectory_id = ? AND q.ordinal = ?`,
 		false, dbTime{db.now()}, trajectoryID, ordinal); err != nil {
 		return h, storeErr(op, err)
 	}
@@ -648,7 +731,7 @@ func (db *DB) History(ctx context.Context, trajectoryID int64, ordinal int) (gro
 		h.Item = &it
 	}
 	var evs []eventRow
-	if err := db.x.SelectContext(ctx, &evs, db.x.Rebind(eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? ORDER BY e.id`), trajectoryID, ordinal); err != nil {
+	if err := db.sel(ctx, &evs, eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? ORDER BY e.id`, trajectoryID, ordinal); err != nil {
 		return h, storeErr(op, err)
 	}
 	for _, r := range evs {
@@ -705,42 +788,33 @@ func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilte
 	var p grounding.Progress
 	at := db.now()
 	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
-	err := db.x.GetContext(ctx, &p.MineToday, db.x.Rebind(`SELECT COUNT(*) FROM verdict_events e
-		WHERE e.user_id = ? AND e.created_at >= ? AND e.kind IN (?, ?)
-		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)`),
-		userID, dbTime{day}, grounding.EventVerdict, grounding.EventFinal)
-	if err != nil {
-		return p, storeErr(op, err)
-	}
-	where, args := queueWhere(f)
-	err = db.x.GetContext(ctx, &p.Remaining, db.x.Rebind(`SELECT COUNT(*) FROM queue_items q WHERE q.state = ?`+and(where)),
-		append([]any{grounding.QueueOpen}, args...)...)
-	if err != nil {
-		return p, storeErr(op, err)
-	}
-	q := `SELECT state, COUNT(*) AS n FROM queue_items`
-	var qargs []any
+	where, fargs := queueWhere(f)
+	run, runArgs := "", []any(nil)
 	if f.RunID != 0 {
-		q += ` WHERE run_id = ?`
-		qargs = append(qargs, f.RunID)
+		run, runArgs = " AND run_id = ?", []any{f.RunID}
 	}
-	var states []struct {
-		State string `db:"state"`
-		N     int    `db:"n"`
+	// One statement: the review screen shows these after every verdict.
+	args := []any{userID, dbTime{day}, grounding.EventVerdict, grounding.EventFinal, grounding.QueueOpen}
+	args = append(args, fargs...)
+	args = append(args, runArgs...)
+	args = append(append(args, grounding.QueueDone), runArgs...)
+	args = append(append(args, grounding.QueueConflict), runArgs...)
+	var r struct {
+		Mine      int `db:"mine"`
+		Remaining int `db:"remaining"`
+		Items     int `db:"items"`
+		Done      int `db:"done"`
+		Conflicts int `db:"conflicts"`
 	}
-	if err := db.x.SelectContext(ctx, &states, db.x.Rebind(q+` GROUP BY state`), qargs...); err != nil {
-		return p, storeErr(op, err)
-	}
-	for _, s := range states {
-		p.Items += s.N
-		switch s.State {
-		case grounding.QueueDone:
-			p.Done = s.N
-		case grounding.QueueConflict:
-			p.Conflicts = s.N
-		}
-	}
-	return p, nil
+	err := db.get(ctx, &r, `SELECT
+		(SELECT COUNT(*) FROM verdict_events e WHERE e.user_id = ? AND e.created_at >= ? AND e.kind IN (?, ?)
+			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)) AS mine,
+		(SELECT COUNT(*) FROM queue_items q WHERE q.state = ?`+and(where)+`) AS remaining,
+		(SELECT COUNT(*) FROM queue_items WHERE 1 = 1`+run+`) AS items,
+		(SELECT COUNT(*) FROM queue_items WHERE state = ?`+run+`) AS done,
+		(SELECT COUNT(*) FROM queue_items WHERE state = ?`+run+`) AS conflicts`, args...)
+	p = grounding.Progress{MineToday: r.Mine, Remaining: r.Remaining, Items: r.Items, Done: r.Done, Conflicts: r.Conflicts}
+	return p, storeErr(op, err)
 }
 
 // Agreement returns the agreement of the annotators of a run (every run

@@ -50,6 +50,7 @@ var adjudicationTests = []struct {
 	{"RecheckKeepsQueue", testRecheckKeepsQueue},
 	{"AgreementStats", testAgreementStats},
 	{"ConcurrentAnnotators", testConcurrentAnnotators},
+	{"ConcurrentDoubleSubmit", testConcurrentDoubleSubmit},
 }
 
 // adjPool imports n Ambiguous trajectories as run name and returns the run.
@@ -1000,4 +1001,54 @@ func testConcurrentAnnotators(t *testing.T, db *store.DB) {
 	for _, r := range runs {
 		checkCounters(t, db, r.ID)
 	}
+}
+
+// testConcurrentDoubleSubmit fires the same verdict several times at once
+// (a double click whose requests race, two tabs) and, on an item with k=2,
+// two annotators at once: one verdict per annotator is recorded, the other
+// calls say Repeated, and the item settles on both verdicts.
+func testConcurrentDoubleSubmit(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 6)
+	if err := db.SetOverlap(ctx, run.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	for round := range 8 {
+		ca := mustNext(t, db, ann, f)
+		cb := mustNext(t, db, bob, f)
+		if ca.Item.ID != cb.Item.ID {
+			t.Fatalf("round %d: ann %d, bob %d", round, ca.Item.ID, cb.Item.ID)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		fresh := map[int64]int{}
+		for i := range 6 {
+			u := []grounding.User{ann, bob}[i%2]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, err := db.Submit(ctx, u.ID, ca.Item.ID, grounding.VerdictPass, "", 0)
+				if err != nil {
+					t.Errorf("Submit(%s): %v", u.Name, err)
+					return
+				}
+				if !r.Repeated {
+					mu.Lock()
+					fresh[u.ID]++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if fresh[ann.ID] != 1 || fresh[bob.ID] != 1 {
+			t.Errorf("round %d: fresh verdicts per annotator %v, want one each", round, fresh)
+		}
+		h, _ := db.History(ctx, ca.Item.TrajectoryID, ca.Item.Ordinal)
+		if len(h.Events) != 2 || h.Item.State != grounding.QueueDone {
+			t.Errorf("round %d: %d events, item %s; want 2, done", round, len(h.Events), h.Item.State)
+		}
+	}
+	checkCounters(t, db, run.ID)
 }

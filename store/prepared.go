@@ -1,0 +1,108 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// prepared returns query (already rebound) prepared on the pool, preparing
+// it once. database/sql then prepares it lazily on each connection and keeps
+// it there, so Postgres plans a hot query once per connection instead of on
+// every call (planning the next-item query measured 2 ms against 0.2 ms to
+// run it), and SQLite parses it once.
+func (db *DB) prepared(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	if st, ok := db.prep.Load(query); ok {
+		return st.(*sqlx.Stmt), nil
+	}
+	st, err := db.x.PreparexContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := db.prep.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sqlx.Stmt), nil
+	}
+	return st, nil
+}
+
+// txq runs the adjudication statements of one transaction through the
+// prepared-statement cache. Queries are written with ? and rebound here.
+type txq struct {
+	db *DB
+	tx *sqlx.Tx
+}
+
+func (db *DB) q(tx *sqlx.Tx) txq { return txq{db: db, tx: tx} }
+
+func (t txq) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	st, err := t.db.prepared(ctx, t.tx.Rebind(query))
+	if err != nil {
+		return nil, err
+	}
+	return t.tx.StmtxContext(ctx, st), nil
+}
+
+func (t txq) get(ctx context.Context, dest any, query string, args ...any) error {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.GetContext(ctx, dest, args...)
+}
+
+func (t txq) sel(ctx context.Context, dest any, query string, args ...any) error {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.SelectContext(ctx, dest, args...)
+}
+
+func (t txq) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// begin starts an adjudication write transaction; done rolls it back if it
+// was not committed and lets the next writer in. On SQLite the writers of
+// this process first queue on a mutex: SQLite admits one writer at a time
+// anyway, and its busy handler lets waiters poll with sleeps of up to
+// 100 ms, so under 32 annotators some waited seconds while others went
+// first (p99 1.5 s against a p50 of 1 ms); a queue in Go hands the lock on
+// at once and in arrival order.
+func (db *DB) begin(ctx context.Context) (tx *sqlx.Tx, done func(), err error) {
+	unlock := func() {}
+	if db.d.queueWriters {
+		db.writeMu.Lock()
+		unlock = db.writeMu.Unlock
+	}
+	tx, err = db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return tx, func() { _ = tx.Rollback(); unlock() }, nil
+}
+
+// get runs a read outside any transaction through the prepared-statement
+// cache (for the figures the review screen reads on every verdict).
+func (db *DB) get(ctx context.Context, dest any, query string, args ...any) error {
+	st, err := db.prepared(ctx, db.x.Rebind(query))
+	if err != nil {
+		return err
+	}
+	return st.GetContext(ctx, dest, args...)
+}
+
+func (db *DB) sel(ctx context.Context, dest any, query string, args ...any) error {
+	st, err := db.prepared(ctx, db.x.Rebind(query))
+	if err != nil {
+		return err
+	}
+	return st.SelectContext(ctx, dest, args...)
+}
