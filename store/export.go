@@ -627,7 +627,12 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 
 	// SFT renders every visible message; masks and CSV only need the
 	// assistant ones, for the target tokens.
-	q = `SELECT trajectory_id, idx, role, content, content_null, tool_calls, tool_call_id, name
+	// The role comes as a small number (no string per message); other
+	// roles, which importers refuse, come as text.
+	q = `SELECT trajectory_id, idx,
+		CASE role WHEN 'assistant' THEN 0 WHEN 'user' THEN 1 WHEN 'tool' THEN 2 WHEN 'system' THEN 3 ELSE 4 END,
+		CASE WHEN role IN ('assistant', 'user', 'tool', 'system') THEN '' ELSE role END,
+		content, content_null, tool_calls, tool_call_id, name
 		FROM messages WHERE trajectory_id IN ` + in + ` AND hidden = ?`
 	args := append(slices.Clip(ids), false)
 	if !sft {
@@ -760,11 +765,15 @@ func (l *exportLoader) messages(rows *sql.Rows, byID map[int64]*grounding.Export
 		start int
 	)
 	slab := make([]grounding.Message, 0, max(l.messagesHint, 64))
+	var role int
 	for rows.Next() {
 		var m grounding.Message
 		calls = nil
-		if err := rows.Scan(&tid, &m.Index, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name); err != nil {
+		if err := rows.Scan(&tid, &m.Index, &role, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name); err != nil {
 			return err
+		}
+		if role < len(exportRoles) {
+			m.Role = exportRoles[role]
 		}
 		if cur == nil || cur.ID != tid {
 			if cur != nil {
@@ -775,7 +784,6 @@ func (l *exportLoader) messages(rows *sql.Rows, byID map[int64]*grounding.Export
 			}
 			start = len(slab)
 		}
-		m.Role = internRole(m.Role)
 		if len(calls) > 0 {
 			if m.ToolCalls, err = grounding.DecodeStoredToolCalls(calls); err != nil {
 				return fmt.Errorf("trajectory %d message %d: %w", tid, m.Index, err)
@@ -794,21 +802,8 @@ func (l *exportLoader) messages(rows *sql.Rows, byID map[int64]*grounding.Export
 	return rows.Err()
 }
 
-// internRole returns the constant for a known role, so a batch does not
-// keep a copy of "assistant" per message.
-func internRole(r string) string {
-	switch r {
-	case grounding.RoleSystem:
-		return grounding.RoleSystem
-	case grounding.RoleUser:
-		return grounding.RoleUser
-	case grounding.RoleAssistant:
-		return grounding.RoleAssistant
-	case grounding.RoleTool:
-		return grounding.RoleTool
-	}
-	return r
-}
+// exportRoles decodes the role numbers of the messages query.
+var exportRoles = []string{grounding.RoleAssistant, grounding.RoleUser, grounding.RoleTool, grounding.RoleSystem}
 
 // verdictOf returns the Verdict constant for s without allocating.
 func verdictOf(s string) grounding.Verdict {
