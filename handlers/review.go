@@ -22,7 +22,9 @@ type reviewStore interface {
 	// matching f; grounding.ErrNotFound when none is left.
 	Next(ctx context.Context, userID int64, f grounding.QueueFilter, lease time.Duration) (grounding.Claim, error)
 	Renew(ctx context.Context, userID, itemID int64, lease time.Duration) (time.Time, error)
-	Submit(ctx context.Context, userID, itemID int64, v grounding.Verdict, note string, lease time.Duration) (grounding.SubmitResult, error)
+	// SubmitNext records the verdict and claims the next item of f in one
+	// transaction; found is false when nothing is left.
+	SubmitNext(ctx context.Context, userID, itemID int64, v grounding.Verdict, note string, f grounding.QueueFilter, lease time.Duration) (grounding.SubmitResult, grounding.Claim, bool, error)
 	Skip(ctx context.Context, userID, itemID int64) error
 	Undo(ctx context.Context, userID, eventID int64, lease time.Duration) (grounding.VerdictEvent, error)
 	// LastUndoable returns grounding.ErrNotFound when there is nothing.
@@ -62,7 +64,7 @@ func (h *Review) Show(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.screen(w, r, u, f, http.StatusOK, views.Notice{})
+	h.screen(w, r, u, f, http.StatusOK, views.Notice{}, nil)
 }
 
 // Verdict records the annotator's verdict on the item and answers with the
@@ -70,20 +72,27 @@ func (h *Review) Show(w http.ResponseWriter, r *http.Request) {
 // already settled) answer 409 with the fresh screen and a message saying
 // that nothing was recorded; a repeated submission says it was recorded once.
 func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
-	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, error) {
+	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, *prefetch, error) {
 		v := grounding.Verdict(r.PostForm.Get("verdict"))
 		if v != grounding.VerdictPass && v != grounding.VerdictFail {
-			return views.Notice{}, Error(http.StatusUnprocessableEntity, "A verdict is pass (a) or fail (r).")
+			return views.Notice{}, nil, Error(http.StatusUnprocessableEntity, "A verdict is pass (a) or fail (r).")
 		}
-		res, err := h.store.Submit(r.Context(), u.ID, itemID, v, r.PostForm.Get("note"), h.lease)
+		f, err := parseQueueFilter(r.Form)
 		if err != nil {
-			return views.Notice{}, err
+			return views.Notice{}, nil, err
 		}
+		// The next item is claimed in the verdict's transaction: one commit
+		// per key press. screen then shows that claim.
+		res, next, found, err := h.store.SubmitNext(r.Context(), u.ID, itemID, v, r.PostForm.Get("note"), f, h.lease)
+		if err != nil {
+			return views.Notice{}, nil, err
+		}
+		pre := &prefetch{claim: next, found: found}
 		if res.Repeated {
 			if res.Event.Verdict == v {
-				return views.Notice{Tone: "ok", Text: "Already recorded: your “" + verdictLabel(v) + "” on that decision was recorded once (double click or another tab)."}, nil
+				return views.Notice{Tone: "ok", Text: "Already recorded: your “" + verdictLabel(v) + "” on that decision was recorded once (double click or another tab)."}, pre, nil
 			}
-			return views.Notice{Tone: "warn", Text: "You had already recorded “" + verdictLabel(res.Event.Verdict) + "” on that decision (another tab?); nothing changed. Press u to undo it if you meant “" + verdictLabel(v) + "”."}, nil
+			return views.Notice{Tone: "warn", Text: "You had already recorded “" + verdictLabel(res.Event.Verdict) + "” on that decision (another tab?); nothing changed. Press u to undo it if you meant “" + verdictLabel(v) + "”."}, pre, nil
 		}
 		text := "Recorded “" + verdictLabel(v) + "”."
 		switch res.State {
@@ -92,34 +101,34 @@ func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
 		case grounding.QueueOpen:
 			text += " The item waits for more independent verdicts."
 		}
-		return views.Notice{Tone: "ok", Text: text + " Press u to undo."}, nil
+		return views.Notice{Tone: "ok", Text: text + " Press u to undo."}, pre, nil
 	})
 }
 
 // Skip passes the item on to someone else.
 func (h *Review) Skip(w http.ResponseWriter, r *http.Request) {
-	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, error) {
+	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, *prefetch, error) {
 		if err := h.store.Skip(r.Context(), u.ID, itemID); err != nil {
-			return views.Notice{}, err
+			return views.Notice{}, nil, err
 		}
-		return views.Notice{Tone: "ok", Text: "Skipped: someone else will judge it."}, nil
+		return views.Notice{Tone: "ok", Text: "Skipped: someone else will judge it."}, nil, nil
 	})
 }
 
 // Note records a note on the item and shows the same item again.
 func (h *Review) Note(w http.ResponseWriter, r *http.Request) {
-	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, error) {
+	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, *prefetch, error) {
 		_, repeated, err := h.store.AddNote(r.Context(), u.ID, itemID, r.PostForm.Get("note"))
 		if errors.Is(err, grounding.ErrInvalid) {
-			return views.Notice{}, Error(http.StatusUnprocessableEntity, "A note needs some text (at most 4,000 characters).")
+			return views.Notice{}, nil, Error(http.StatusUnprocessableEntity, "A note needs some text (at most 4,000 characters).")
 		}
 		if err != nil {
-			return views.Notice{}, err
+			return views.Notice{}, nil, err
 		}
 		if repeated {
-			return views.Notice{Tone: "ok", Text: "That note is already saved."}, nil
+			return views.Notice{Tone: "ok", Text: "That note is already saved."}, nil, nil
 		}
-		return views.Notice{Tone: "ok", Text: "Note saved."}, nil
+		return views.Notice{Tone: "ok", Text: "Note saved."}, nil, nil
 	})
 }
 
@@ -165,7 +174,7 @@ func (h *Review) Undo(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.after(w, r, u, f, status, notice)
+	h.after(w, r, u, f, status, notice, nil)
 }
 
 // Renew extends the annotator's lease while they are active (the page
@@ -193,7 +202,7 @@ func (h *Review) Renew(w http.ResponseWriter, r *http.Request) {
 }
 
 // act parses an item action, runs do and answers with the next screen.
-func (h *Review) act(w http.ResponseWriter, r *http.Request, do func(u grounding.User, itemID int64) (views.Notice, error)) {
+func (h *Review) act(w http.ResponseWriter, r *http.Request, do func(u grounding.User, itemID int64) (views.Notice, *prefetch, error)) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		h.fail(w, r, badRequest("could not read the form"))
@@ -214,7 +223,7 @@ func (h *Review) act(w http.ResponseWriter, r *http.Request, do func(u grounding
 		h.fail(w, r, err)
 		return
 	}
-	notice, err := do(u, itemID)
+	notice, pre, err := do(u, itemID)
 	status := http.StatusOK
 	if err != nil {
 		msg := refusal(err)
@@ -222,19 +231,26 @@ func (h *Review) act(w http.ResponseWriter, r *http.Request, do func(u grounding
 			h.fail(w, r, err)
 			return
 		}
-		status, notice = http.StatusConflict, views.Notice{Tone: "warn", Text: msg}
+		status, notice, pre = http.StatusConflict, views.Notice{Tone: "warn", Text: msg}, nil
 	}
-	h.after(w, r, u, f, status, notice)
+	h.after(w, r, u, f, status, notice, pre)
 }
 
 // after answers a review action: the next screen for htmx (or a refusal
 // shown as a full page), a See Other to the review URL for a plain form.
-func (h *Review) after(w http.ResponseWriter, r *http.Request, u grounding.User, f grounding.QueueFilter, status int, notice views.Notice) {
+func (h *Review) after(w http.ResponseWriter, r *http.Request, u grounding.User, f grounding.QueueFilter, status int, notice views.Notice, pre *prefetch) {
 	if !isPartial(r) && status < 400 {
 		http.Redirect(w, r, reviewURL(f), http.StatusSeeOther)
 		return
 	}
-	h.screen(w, r, u, f, status, notice)
+	h.screen(w, r, u, f, status, notice, pre)
+}
+
+// prefetch is the next item an action already claimed (found false: none
+// was left), so the screen need not ask again.
+type prefetch struct {
+	claim grounding.Claim
+	found bool
 }
 
 // refusal is the user-facing message of an adjudication refusal, "" for
@@ -269,10 +285,19 @@ func verdictLabel(v grounding.Verdict) string {
 
 // screen renders the review screen for u: their current item (claimed now
 // if needed), progress and the undo offer.
-func (h *Review) screen(w http.ResponseWriter, r *http.Request, u grounding.User, f grounding.QueueFilter, status int, notice views.Notice) {
+func (h *Review) screen(w http.ResponseWriter, r *http.Request, u grounding.User, f grounding.QueueFilter, status int, notice views.Notice, pre *prefetch) {
 	ctx := r.Context()
 	p := views.ReviewPage{Filter: reviewFilter(f), Notice: notice, QueueURL: withQuery("/queue", queueQuery(f))}
-	c, err := h.store.Next(ctx, u.ID, f, h.lease)
+	var c grounding.Claim
+	var err error
+	switch {
+	case pre == nil:
+		c, err = h.store.Next(ctx, u.ID, f, h.lease)
+	case pre.found:
+		c = pre.claim
+	default:
+		err = grounding.ErrNotFound
+	}
 	switch {
 	case errors.Is(err, grounding.ErrNotFound):
 		p.Empty = "Nothing left for you in this queue: every item is settled, held by enough annotators, or already has your verdict."
@@ -363,6 +388,24 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 	if err != nil {
 		return nil, err
 	}
+	// The visible pane reaches back to the evidence of the arguments in
+	// question, so the page can highlight it instead of a "show" button.
+	if lo := evidenceStart(it.Args); lo >= 0 && (len(vis) == 0 || lo < vis[0].Index) && ds[0].Message-lo <= maxSpan {
+		ms, err := h.store.Messages(ctx, hd.ID, lo, ds[0].Message)
+		if err != nil {
+			return nil, err
+		}
+		vis = vis[:0]
+		for _, m := range ms {
+			win.msgs[m.Index] = m
+			if !m.IsHidden() {
+				vis = append(vis, m)
+			}
+		}
+		if _, earlier, err = h.store.VisibleBefore(ctx, hd.ID, lo, 0); err != nil {
+			return nil, err
+		}
+	}
 	card := decisionCard(hd, ds[0], win.msgs, vis, earlier, hid, hiddenEntries(hd))
 	question := map[string]bool{}
 	for _, a := range it.Args {
@@ -405,6 +448,18 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 		}
 	}
 	return ri, nil
+}
+
+// evidenceStart is the earliest visible message holding evidence for args,
+// -1 when none does.
+func evidenceStart(args []grounding.ArgEvidence) int {
+	lo := -1
+	for _, a := range args {
+		if a.Where.Found == "visible" && a.Where.Message >= 0 && (lo < 0 || a.Where.Message < lo) {
+			lo = a.Where.Message
+		}
+	}
+	return lo
 }
 
 // parseQueueFilter reads the queue filter of the review and queue pages.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -53,11 +54,19 @@ func (f *fakeAdjudication) Renew(_ context.Context, userID, itemID int64, _ time
 	}
 	return f.RenewFn(userID, itemID)
 }
-func (f *fakeAdjudication) Submit(_ context.Context, userID, itemID int64, v grounding.Verdict, note string, _ time.Duration) (grounding.SubmitResult, error) {
+func (f *fakeAdjudication) SubmitNext(_ context.Context, userID, itemID int64, v grounding.Verdict, note string, q grounding.QueueFilter, _ time.Duration) (grounding.SubmitResult, grounding.Claim, bool, error) {
 	if f.SubmitFn == nil {
-		f.missing("Submit")
+		f.missing("SubmitNext")
 	}
-	return f.SubmitFn(userID, itemID, v, note)
+	res, err := f.SubmitFn(userID, itemID, v, note)
+	if err != nil {
+		return res, grounding.Claim{}, false, err
+	}
+	c, err := f.NextFn(userID, q)
+	if errors.Is(err, grounding.ErrNotFound) {
+		return res, grounding.Claim{}, false, nil
+	}
+	return res, c, err == nil, err
 }
 func (f *fakeAdjudication) Skip(_ context.Context, userID, itemID int64) error {
 	if f.SkipFn == nil {
@@ -329,7 +338,9 @@ func TestAdjudicationPages(t *testing.T) {
 			htmx:  want{status: 200, testid: "why-code", text: "3 today"}},
 		{name: "review empty", req: func() *http.Request { return httptest.NewRequest("GET", "/review", nil) },
 			setup: func(f *fakeAdjudication) {
-				f.NextFn = func(int64, grounding.QueueFilter) (grounding.Claim, error) { return grounding.Claim{}, grounding.ErrNotFound }
+				f.NextFn = func(int64, grounding.QueueFilter) (grounding.Claim, error) {
+					return grounding.Claim{}, grounding.ErrNotFound
+				}
 			},
 			plain: want{status: 200, html: true, testid: "review-empty"}, htmx: want{status: 200, testid: "review-empty"}},
 		{name: "review bad run", req: func() *http.Request { return httptest.NewRequest("GET", "/review?run=x", nil) },
@@ -399,7 +410,9 @@ func TestAdjudicationPages(t *testing.T) {
 		{name: "conflicts", req: func() *http.Request { return httptest.NewRequest("GET", "/queue/conflicts", nil) }, user: researcher,
 			plain: want{status: 200, html: true, testid: "conflict-verdict", text: "the user named it"},
 			htmx:  want{status: 200, html: true, testid: "final-form", text: "two reservations"}},
-		{name: "final", req: func() *http.Request { return post("/queue/7/final", url.Values{"verdict": {"fail"}, "reason": {"never picked"}}) }, user: researcher,
+		{name: "final", req: func() *http.Request {
+			return post("/queue/7/final", url.Values{"verdict": {"fail"}, "reason": {"never picked"}})
+		}, user: researcher,
 			plain: want{status: 303, location: "/queue/conflicts"}, htmx: want{status: 200, html: true, testid: "notice", text: "Final verdict recorded"}},
 		{name: "final without reason", req: func() *http.Request { return post("/queue/7/final", url.Values{"verdict": {"fail"}}) }, user: researcher,
 			plain: want{status: 422, html: true, testid: "notice", text: "needs a reason"},
@@ -411,7 +424,9 @@ func TestAdjudicationPages(t *testing.T) {
 		},
 			plain: want{status: 200, testid: "event", text: "1 entries by other annotators stay hidden"},
 			htmx:  want{status: 200, testid: "event", text: "stay hidden until the item is settled"}},
-		{name: "enqueue", req: func() *http.Request { return post("/trajectories/5/decisions/0/enqueue", url.Values{"note": {"look again"}}) }, user: researcher,
+		{name: "enqueue", req: func() *http.Request {
+			return post("/trajectories/5/decisions/0/enqueue", url.Values{"note": {"look again"}})
+		}, user: researcher,
 			plain: want{status: 303, location: "/trajectories/5#d0"}, htmx: want{status: 200, testid: "enqueued", text: "Sent to the queue"}},
 		{name: "overlap", req: func() *http.Request { return post("/runs/1/overlap", url.Values{"k": {"2"}}) }, user: researcher,
 			plain: want{status: 303, location: "/queue?run=1"}, htmx: want{status: 200, testid: "overlap-saved"}},
@@ -516,7 +531,7 @@ func TestReviewScreen(t *testing.T) {
 		t.Errorf("data-renew = %q", u)
 	}
 	for _, sel := range []string{"visible-pane", "action-pane", "hidden-pane", "approve", "reject", "skip", "undo", "note", "shortcuts", "question"} {
-		if doc.Find(`[data-testid=` + sel + `]`).Length() == 0 {
+		if doc.Find(`[data-testid=`+sel+`]`).Length() == 0 {
 			t.Errorf("no [data-testid=%s]", sel)
 		}
 	}
@@ -527,7 +542,7 @@ func TestReviewScreen(t *testing.T) {
 	forms := doc.Find(`#review form[hx-post]`)
 	forms.Each(func(i int, f *goquery.Selection) {
 		for _, name := range []string{"run", "tool", "domain", "reason"} {
-			if f.Find(`input[name=` + name + `]`).Length() != 1 {
+			if f.Find(`input[name=`+name+`]`).Length() != 1 {
 				t.Errorf("form %d lacks the %s filter", i, name)
 			}
 		}

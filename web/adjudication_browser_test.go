@@ -1,0 +1,260 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"groundwork/grounding"
+	"groundwork/store"
+	"groundwork/web"
+)
+
+// serveAdjudication prepares a data directory the way a team would: the
+// fixture imported with `groundwork import`, two annotators added with
+// `groundwork user add`, then `groundwork serve` on it. It returns the URL
+// and the data directory.
+func serveAdjudication(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := func(string) string { return "" }
+	cmd := func(stdin string, args ...string) {
+		t.Helper()
+		var out strings.Builder
+		err := web.Run(context.Background(), append([]string{"groundwork"}, args...), env, strings.NewReader(stdin), &out, &out)
+		if err != nil {
+			t.Fatalf("groundwork %v: %v\n%s", args, err, out.String())
+		}
+	}
+	cmd("", "import", "--data", dir, "--run", "adj", adjudicationFixture)
+	cmd("password-ann\n", "user", "add", "ann", "--role", "annotator", "--data", dir)
+	cmd("password-bea\n", "user", "add", "bea", "--role", "annotator", "--data", dir)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- web.Run(ctx, []string{"groundwork", "serve", "--addr", "127.0.0.1:0", "--data", dir, "--no-demo"},
+			env, strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	urlRe := regexp.MustCompile(`serving on (http://\S+)`)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case u := <-found:
+		return u, dir
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not print its address within 30 s")
+	}
+	return "", ""
+}
+
+func browserLogin(t *testing.T, ctx context.Context, base, name string) {
+	t.Helper()
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/login?next=%2Freview"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=password]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=name]`), name),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "password-"+name),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#review[data-item]`)),
+	)
+	if err != nil {
+		screenshot(t, ctx, "adj-login-"+name)
+		t.Fatalf("%s logs in and sees the review screen: %v", name, err)
+	}
+}
+
+func evalString(t *testing.T, ctx context.Context, js string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return s
+}
+
+// currentItem is the id of the item on the review screen.
+func currentItem(t *testing.T, ctx context.Context) string {
+	return evalString(t, ctx, `(document.querySelector("#review") || {dataset: {}}).dataset.item || ""`)
+}
+
+func mineToday(t *testing.T, ctx context.Context) string {
+	return evalString(t, ctx, `document.querySelector("[data-testid=mine-today]").textContent.trim()`)
+}
+
+// press types key on the review screen and waits until the screen shows
+// another item than before (or, with sameItem, a fresh notice).
+func press(t *testing.T, ctx context.Context, key, shot string) string {
+	t.Helper()
+	before := currentItem(t, ctx)
+	// Mark the old screen: the swap replaces #review, so the mark goes.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#review").dataset.old = "1", true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(key)); err != nil {
+		t.Fatalf("press %q: %v", key, err)
+	}
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(function () { var r = document.querySelector("#review"); return !!r && !r.dataset.old && !document.querySelector(".htmx-request"); })()`,
+		chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		screenshot(t, ctx, shot+"-failed")
+		t.Fatalf("after %q the review screen was not swapped: %v", key, err)
+	}
+	screenshot(t, ctx, shot)
+	after := currentItem(t, ctx)
+	t.Logf("%q: item %s → %s, %s", key, before, after, mineToday(t, ctx))
+	return after
+}
+
+// TestBrowserAdjudication: an annotator logs in, adjudicates three items
+// with the keyboard, undoes one and sees progress change, each next item
+// swapped in without a page load; a second annotator working at the same
+// time is never shown an item the first one holds.
+func TestBrowserAdjudication(t *testing.T) {
+	base, dir := serveAdjudication(t)
+	ann := newBrowser(t)
+	problems := consoleProblems(t, ann)
+	bea := newBrowser(t)
+	beaProblems := consoleProblems(t, bea)
+
+	browserLogin(t, ann, base, "ann")
+	browserLogin(t, bea, base, "bea")
+	screenshot(t, ann, "adj-01-review")
+
+	// The screen: three panes, why queued, the argument in question lit.
+	for _, sel := range []string{"[data-testid=visible-pane]", "[data-testid=action-pane]", "[data-testid=hidden-pane]", "[data-testid=why]", "[data-testid=question]"} {
+		if n := evalString(t, ann, `String(document.querySelectorAll("`+sel+`").length)`); n == "0" {
+			t.Errorf("review screen lacks %s", sel)
+		}
+	}
+	if lit := evalString(t, ann, `String(document.querySelectorAll("#review button.arg[data-question].evidence-target").length)`); lit != "1" {
+		t.Errorf("the argument in question is not pre-highlighted (%s lit)", lit)
+	}
+	if got := mineToday(t, ann); got != "0 today" {
+		t.Errorf("progress before any verdict = %q", got)
+	}
+	remaining := evalString(t, ann, `document.querySelector("[data-testid=remaining]").textContent.trim()`)
+	if remaining != "14 left" {
+		t.Errorf("remaining = %q, want 14 left", remaining)
+	}
+
+	beaItem := currentItem(t, bea)
+	held := []string{currentItem(t, ann)}
+	if held[0] == beaItem {
+		t.Fatalf("both annotators were handed item %s", beaItem)
+	}
+	// A full page load would lose this marker.
+	if _, err := chromedp.Run(ann, chromedp.Evaluate[bool](`window.__noReload = true`)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Three verdicts with the keyboard: a, r, a.
+	for i, key := range []string{"a", "r", "a"} {
+		next := press(t, ann, key, "adj-0"+string(rune('2'+i))+"-after-"+key)
+		if slices.Contains(held, next) {
+			t.Errorf("after %q the screen shows item %s again", key, next)
+		}
+		if next == beaItem {
+			t.Errorf("ann was handed bea's item %s", next)
+		}
+		held = append(held, next)
+		if want := string(rune('1'+i)) + " today"; mineToday(t, ann) != want {
+			t.Errorf("after %d verdicts progress = %q, want %q", i+1, mineToday(t, ann), want)
+		}
+	}
+	notice := evalString(t, ann, `document.querySelector("[data-testid=notice]").textContent`)
+	if !strings.Contains(notice, "Recorded") {
+		t.Errorf("notice after a verdict = %q", notice)
+	}
+
+	// u: the last verdict is undone, its item comes back, progress drops.
+	back := press(t, ann, "u", "adj-05-after-undo")
+	if back != held[2] {
+		t.Errorf("undo shows item %s, want the last judged %s", back, held[2])
+	}
+	if got := mineToday(t, ann); got != "2 today" {
+		t.Errorf("progress after undo = %q, want 2 today", got)
+	}
+	if ok := evalString(t, ann, `String(window.__noReload === true)`); ok != "true" {
+		t.Errorf("a verdict reloaded the page instead of swapping the next item in")
+	}
+
+	// ? shows the shortcuts, Escape closes them.
+	if err := chromedp.Do(ann, chromedp.KeyEvent("?"), chromedp.WaitVisible(chromedp.CSS(`#shortcuts`))); err != nil {
+		t.Errorf("? does not show the shortcuts: %v", err)
+	}
+	screenshot(t, ann, "adj-06-shortcuts")
+	if err := chromedp.Do(ann, chromedp.KeyEvent(kb.Escape), chromedp.WaitNotVisible(chromedp.CSS(`#shortcuts`))); err != nil {
+		t.Errorf("Escape does not close the shortcuts: %v", err)
+	}
+	// n goes to the note, Enter saves it.
+	if err := chromedp.Do(ann, chromedp.KeyEvent("n"), chromedp.KeyEvent("the user named the city only"), chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=my-notes]`))); err != nil {
+		screenshot(t, ann, "adj-07-note-failed")
+		t.Fatalf("n, typing and Enter do not save a note: %v", err)
+	}
+	if notes := evalString(t, ann, `document.querySelector("[data-testid=my-notes]").textContent`); !strings.Contains(notes, "the user named the city only") {
+		t.Errorf("notes = %q", notes)
+	}
+	screenshot(t, ann, "adj-07-note")
+
+	// bea, still at work, keeps her item on reload and is then handed a
+	// new one: never one ann holds.
+	if err := chromedp.Do(bea, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#review[data-item]`))); err != nil {
+		t.Fatal(err)
+	}
+	if got := currentItem(t, bea); got != beaItem {
+		t.Errorf("bea's reload shows item %s, want her claim %s", got, beaItem)
+	}
+	// (held[3], shown to ann before her undo, was released by it: the undo
+	// gave her held[2] back, and one annotator holds one item at a time.)
+	beaNext := press(t, bea, "a", "adj-08-bea")
+	annNow := currentItem(t, ann)
+	if beaNext == annNow || slices.Contains(held[:3], beaNext) {
+		t.Errorf("bea was handed %s; ann holds %s and judged %v", beaNext, annNow, held[:3])
+	}
+
+	// The store agrees: ann has two standing verdicts and one undone.
+	db, err := store.Open(context.Background(), filepath.Join(dir, "groundwork.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	run, err := db.RunByName(context.Background(), "adj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := db.Queue(context.Background(), grounding.QueueFilter{RunID: run.ID, State: grounding.QueueDone})
+	if err != nil || len(page.Items) != 3 {
+		t.Errorf("done items = %d, %v; want 3 (ann's two standing verdicts and bea's)", len(page.Items), err)
+	}
+	for _, p := range [][]string{problems(), beaProblems()} {
+		if len(p) > 0 {
+			t.Errorf("console errors: %v", p)
+		}
+	}
+}
