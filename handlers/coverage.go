@@ -200,7 +200,9 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	region := h.region(e, pr, deficitFilter(q), saved)
+	dq := deficitFilter(q)
+	key := regionKey(pr, dq, saved)
+	region := *e.region(key, func() views.CoverageRegion { return h.region(e, pr, dq, saved) })
 	if isPartial(r) {
 		w.Header().Set(HXPushURL, coverageURL(pageQuery(pr, q)))
 		render(w, r, http.StatusOK, page{fragment: views.CoverageRegionView(region)})
@@ -221,6 +223,22 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Scale = scaleForm(pr.scales, coverageURL(pageQuery(pr, q)))
 	render(w, r, http.StatusOK, page{title: "Coverage", section: "coverage", body: views.Coverage(p), fragment: views.CoverageRegionView(region)})
+}
+
+// regionKey names what a page region depends on besides the pool: the
+// scale, the deficit filter and the saved views (the selection's cores).
+func regionKey(pr poolRequest, dq deficitQuery, saved []grounding.CoverageView) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s=%d|%t|%d|", pr.scale.Name, pr.scale.Depth, dq.all, dq.rows)
+	for _, a := range dq.atoms {
+		b.WriteString(a)
+		b.WriteByte(',')
+	}
+	b.WriteByte('|')
+	for _, v := range saved {
+		fmt.Fprintf(&b, "%d:%s,", v.ID, v.Name)
+	}
+	return b.String()
 }
 
 // pageQuery keeps the pool, the scale and the deficit filter.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"groundwork/grounding"
+	"groundwork/views"
 )
 
 // poolCache keeps the prepared pools of the last few run sets, with their
@@ -33,6 +34,9 @@ type poolEntry struct {
 	mu      sync.Mutex
 	reports map[grounding.Scale]*grounding.CoverageReport
 	sels    map[selKey]*selResult
+	// regions are built page regions by scale, filter and saved views: a
+	// warm page only renders.
+	regions map[string]*views.CoverageRegion
 }
 
 type selKey struct {
@@ -98,7 +102,8 @@ func (c *poolCache) get(ctx context.Context, src poolSource, runs []int64) (*poo
 	if err != nil {
 		return nil, err
 	}
-	e := &poolEntry{version: v, pool: grounding.NewPool(rows), reports: map[grounding.Scale]*grounding.CoverageReport{}, sels: map[selKey]*selResult{}}
+	e := &poolEntry{version: v, pool: grounding.NewPool(rows), reports: map[grounding.Scale]*grounding.CoverageReport{},
+		sels: map[selKey]*selResult{}, regions: map[string]*views.CoverageRegion{}}
 	c.mu.Lock()
 	c.entries[key] = e
 	c.touch(key)
@@ -174,6 +179,25 @@ func (e *poolEntry) report(s grounding.Scale) *grounding.CoverageReport {
 		e.reports[s] = r
 	}
 	return r
+}
+
+// region returns the page region cached under key, built by build the first
+// time. Regions are read-only once built.
+func (e *poolEntry) region(key string, build func() views.CoverageRegion) *views.CoverageRegion {
+	e.mu.Lock()
+	r, ok := e.regions[key]
+	e.mu.Unlock()
+	if ok {
+		return r
+	}
+	built := build() // without the lock: it asks e for reports
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.regions) > 64 {
+		clear(e.regions)
+	}
+	e.regions[key] = &built
+	return &built
 }
 
 // selection returns structured and random selection of budget at depth d
