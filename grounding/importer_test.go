@@ -795,7 +795,7 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("Read yielded id %q at %+v, want an id at index %d with a line", tr.ID, tr.Source, next)
 			}
 			switch Format(tr.Source.Format) {
-			case FormatCanonical, FormatOpenAI, FormatTauBench:
+			case FormatCanonical, FormatOpenAI, FormatTauBench, FormatSWEAgent, FormatMiniSWE, FormatOpenHands:
 			default:
 				t.Fatalf("Read yielded Source.Format %q", tr.Source.Format)
 			}
