@@ -143,11 +143,19 @@ var heatmapActions = []string{ActionRead, ActionWrite, ActionIrreversibleWrite, 
 
 // NewPool prepares ts for coverage. The result does not depend on the order
 // of ts.
-func NewPool(ts []PoolTrajectory) *Pool {
+func NewPool(ts []PoolTrajectory) *Pool { return NewPoolFrom(nil, ts) }
+
+// NewPoolFrom is NewPool reusing what prev (nil: nothing) already parsed
+// of the paths both have: a pool rebuilt after a few verdicts parses only
+// the paths it has not seen.
+func NewPoolFrom(prev *Pool, ts []PoolTrajectory) *Pool {
 	p := &Pool{Trajectories: slices.Clone(ts), pathByID: map[string]int32{}, atomIdx: map[string]int32{}}
-	slices.SortFunc(p.Trajectories, func(a, b PoolTrajectory) int {
+	byKey := func(a, b PoolTrajectory) int {
 		return cmp.Or(cmp.Compare(a.Run, b.Run), strings.Compare(a.ExtID, b.ExtID), cmp.Compare(a.ID, b.ID))
-	})
+	}
+	if !slices.IsSortedFunc(p.Trajectories, byKey) {
+		slices.SortFunc(p.Trajectories, byKey)
+	}
 	n := len(p.Trajectories)
 	p.pathOf = make([]int32, n)
 	p.parentOf = make([]int32, n)
@@ -192,7 +200,15 @@ func NewPool(ts []PoolTrajectory) *Pool {
 	atomSet := map[string]bool{}
 	for i, first := range order {
 		k := distinct[first]
-		p.Paths[i] = PoolPath{Key: k, ID: PathID(k), PathShape: ShapeOf(k)}
+		if prev != nil {
+			if j, ok := slices.BinarySearchFunc(prev.Paths, k, func(pp PoolPath, k string) int { return strings.Compare(pp.Key, k) }); ok {
+				// Shapes are read-only: sharing them is safe.
+				p.Paths[i] = PoolPath{Key: k, ID: prev.Paths[j].ID, PathShape: prev.Paths[j].PathShape}
+			}
+		}
+		if p.Paths[i].Key == "" {
+			p.Paths[i] = PoolPath{Key: k, ID: PathID(k), PathShape: ShapeOf(k)}
+		}
 		p.pathByID[p.Paths[i].ID] = int32(i)
 		for _, a := range p.Paths[i].Atoms {
 			atomSet[a] = true

@@ -677,3 +677,23 @@ func TestCoverageScales(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageNewPoolFrom: a pool rebuilt from a previous one after some
+// paths changed is the pool built from scratch.
+func TestCoverageNewPoolFrom(t *testing.T) {
+	ts := covSmallPool()
+	prev := NewPool(ts)
+	changed := slices.Clone(ts)
+	changed[0].Path = ""                                 // t1 loses its path
+	changed[4].Path = "read:id>transfer:text/par>end:ok" // t5 gains a new one
+	changed[5].Path = "read:id>transfer:text>end:ok"     // t6 moves to a known one
+	got, want := NewPoolFrom(prev, changed), NewPool(changed)
+	if !reflect.DeepEqual(Analyze(got, Scale{"8B", 3}), Analyze(want, Scale{"8B", 3})) {
+		t.Errorf("NewPoolFrom report differs from NewPool")
+	}
+	a, _ := got.SelectStructured(3, 3, nil)
+	b, _ := want.SelectStructured(3, 3, nil)
+	if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(got.Paths, want.Paths) {
+		t.Errorf("NewPoolFrom selection or paths differ: %+v vs %+v", a, b)
+	}
+}

@@ -98,11 +98,11 @@ func (c *poolCache) get(ctx context.Context, src poolSource, runs []int64) (*poo
 	if e := c.lookup(key, version); e != nil {
 		return e, nil
 	}
-	rows, v, err := c.load(ctx, src, key, runs)
+	rows, v, prev, err := c.load(ctx, src, key, runs)
 	if err != nil {
 		return nil, err
 	}
-	e := &poolEntry{version: v, pool: grounding.NewPool(rows), reports: map[grounding.Scale]*grounding.CoverageReport{},
+	e := &poolEntry{version: v, pool: grounding.NewPoolFrom(prev, rows), reports: map[grounding.Scale]*grounding.CoverageReport{},
 		sels: map[selKey]*selResult{}, regions: map[string]*views.CoverageRegion{}}
 	c.mu.Lock()
 	c.entries[key] = e
@@ -117,15 +117,16 @@ func (c *poolCache) get(ctx context.Context, src poolSource, runs []int64) (*poo
 
 // load returns the pool rows of runs and their version: the cached rows
 // patched with the trajectories verdicts changed since, when the store can
-// tell (no import, no recheck meanwhile), else the whole pool read again.
-func (c *poolCache) load(ctx context.Context, src poolSource, key string, runs []int64) ([]grounding.PoolTrajectory, string, error) {
+// tell (no import, no recheck meanwhile), else the whole pool read again;
+// and the cached pool, whose parsed paths the new one can reuse.
+func (c *poolCache) load(ctx context.Context, src poolSource, key string, runs []int64) ([]grounding.PoolTrajectory, string, *grounding.Pool, error) {
 	c.mu.Lock()
 	old := c.entries[key]
 	c.mu.Unlock()
 	if old != nil {
 		changed, v, ok, err := src.CoverageChanges(ctx, runs, old.version)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		if ok {
 			rows := slices.Clone(old.pool.Trajectories)
@@ -143,10 +144,15 @@ func (c *poolCache) load(ctx context.Context, src poolSource, key string, runs [
 					rows[i].Path, rows[i].Supervised, rows[i].Tokens = ch.Path, ch.Supervised, ch.Tokens
 				}
 			}
-			return rows, v, nil
+			return rows, v, old.pool, nil
 		}
 	}
-	return src.CoveragePool(ctx, runs)
+	rows, v, err := src.CoveragePool(ctx, runs)
+	var prev *grounding.Pool
+	if old != nil {
+		prev = old.pool
+	}
+	return rows, v, prev, err
 }
 
 // lookup returns the cached entry of key if it is at version.
