@@ -37,11 +37,20 @@ type txq struct {
 func (db *DB) q(tx *sqlx.Tx) txq { return txq{db: db, tx: tx} }
 
 func (t txq) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
-	st, err := t.db.prepared(ctx, t.tx.Rebind(query))
-	if err != nil {
-		return nil, err
+	query = t.tx.Rebind(query)
+	if t.db == nil {
+		return t.tx.PreparexContext(ctx, query)
 	}
-	return t.tx.StmtxContext(ctx, st), nil
+	if st, ok := t.db.prep.Load(query); ok {
+		return t.tx.StmtxContext(ctx, st.(*sqlx.Stmt)), nil
+	}
+	// Not cached yet: prepare it on this transaction's connection for now.
+	// Preparing on the pool here would need a second connection while this
+	// transaction holds one, which deadlocks a pool capped below the number
+	// of concurrent transactions; a goroutine caches it once a connection
+	// is free.
+	go func() { _, _ = t.db.prepared(context.Background(), query) }()
+	return t.tx.PreparexContext(ctx, query)
 }
 
 func (t txq) get(ctx context.Context, dest any, query string, args ...any) error {
