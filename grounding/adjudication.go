@@ -291,3 +291,27 @@ func InQuestion(args []ArgEvidence) []ArgEvidence {
 // CanLead reports whether role may review conflicts, set overlap and manage
 // queues (researchers and admins).
 func CanLead(role string) bool { return role == RoleAdmin || role == RoleResearcher }
+
+// PotentialPath is the canonical path a trajectory would have if a human
+// approved its pending decisions (pending[i] for steps[i]): what adjudicating
+// it could add to the pool. masks are the current effective masks.
+func PotentialPath(steps []PathStep, masks []int, pending []bool, eligible bool) string {
+	m := make([]int, len(steps))
+	for i := range m {
+		if i < len(masks) {
+			m[i] = masks[i]
+		}
+		if i < len(pending) && pending[i] {
+			m[i] = 1
+		}
+	}
+	return CanonicalPath(steps, m, eligible)
+}
+
+// DeficitPriority ranks a queue item by value (SPEC §4): the deficit
+// max(0, depth − support) of the path its trajectory would reach, first,
+// then the number of its trajectory's queued decisions (capped at 999), so
+// human time goes where it adds the most missing support.
+func DeficitPriority(depth, support, queued int) int {
+	return max(0, depth-support)*1000 + min(max(queued, 0), 999)
+}

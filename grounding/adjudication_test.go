@@ -93,3 +93,32 @@ func TestInQuestion(t *testing.T) {
 		t.Errorf("InQuestion = %+v, want b and d", got)
 	}
 }
+
+func TestDeficitPriority(t *testing.T) {
+	tests := []struct {
+		depth, support, queued, want int
+	}{
+		{3, 0, 2, 3002}, // an unseen path at 8B: deficit 3
+		{3, 2, 1, 1001},
+		{3, 3, 5, 5}, // at target: only the queued count
+		{1, 7, 2, 2}, // above target
+		{3, 0, 5000, 3999},
+	}
+	for _, tt := range tests {
+		if got := DeficitPriority(tt.depth, tt.support, tt.queued); got != tt.want {
+			t.Errorf("DeficitPriority(%d, %d, %d) = %d, want %d", tt.depth, tt.support, tt.queued, got, tt.want)
+		}
+	}
+}
+
+func TestPotentialPath(t *testing.T) {
+	steps := []PathStep{{Action: "read", Roles: []string{"id"}}, {Action: "write", Roles: []string{"id", "amount"}}, {Action: "respond"}}
+	now := CanonicalPath(steps, []int{1, 0, 1}, true)
+	got := PotentialPath(steps, []int{1, 0, 1}, []bool{false, true, false}, true)
+	if got == now || got != CanonicalPath(steps, []int{1, 1, 1}, true) {
+		t.Errorf("PotentialPath = %q (now %q); want the path with the write supervised", got, now)
+	}
+	if PotentialPath(steps, nil, []bool{true}, false) != "" {
+		t.Errorf("an ineligible trajectory has no path")
+	}
+}

@@ -28,6 +28,8 @@ type queueStore interface {
 	Overlap(ctx context.Context, runID int64) (int, error)
 	Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error)
 	Agreement(ctx context.Context, runID int64) (grounding.AgreementReport, map[int64]string, error)
+	CoverageScales(ctx context.Context) ([]grounding.Scale, error)
+	PrioritizeByDeficit(ctx context.Context, runID int64, depth int) (int, error)
 }
 
 // Queue serves the queue list, the conflict review, decision histories,
@@ -120,6 +122,20 @@ func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
+		scales, err := h.store.CoverageScales(ctx)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		pf := &views.PrioritizeForm{Action: "/queue/prioritize", Run: strconv.FormatInt(f.RunID, 10)}
+		for i, s := range scales {
+			pf.Scales = append(pf.Scales, views.Option{Value: s.Name, Label: s.Name + " (depth " + strconv.Itoa(s.Depth) + ")",
+				Selected: s.Name == r.URL.Query().Get("scale") || (r.URL.Query().Get("scale") == "" && i == len(scales)/2)})
+		}
+		p.Prioritize = pf
+	}
+	if n := r.URL.Query().Get("ranked"); n != "" {
+		p.Notice = views.Notice{Tone: "ok", Text: "Ranked " + n + " open items by coverage deficit at " + r.URL.Query().Get("scale") + "."}
 	}
 	render(w, r, http.StatusOK, page{title: "Queue", section: "queue", body: views.QueueList(p), fragment: views.QueueResults(p)})
 }
@@ -473,4 +489,36 @@ func coef(v float64, ok bool) string {
 		return "—"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// Prioritize ranks a run's open items by the coverage deficit of the path
+// their trajectory would reach, at the chosen scale (form run, scale).
+func (h *Queue) Prioritize(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, badRequest("could not read the form"))
+		return
+	}
+	runID, err := strconv.ParseInt(r.PostForm.Get("run"), 10, 64)
+	if err != nil || runID <= 0 {
+		h.fail(w, r, badRequest("run must be a run id"))
+		return
+	}
+	scales, err := h.store.CoverageScales(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	s, err := grounding.FindScale(scales, r.PostForm.Get("scale"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	n, err := h.store.PrioritizeByDeficit(r.Context(), runID, s.Depth)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	q := url.Values{"run": {strconv.FormatInt(runID, 10)}, "scale": {s.Name}, "ranked": {strconv.Itoa(n)}}
+	http.Redirect(w, r, withQuery("/queue", q), http.StatusSeeOther)
 }

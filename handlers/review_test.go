@@ -39,6 +39,7 @@ type fakeAdjudication struct {
 	OverlapFn      func(runID int64) (int, error)
 	AgreementFn    func(runID int64) (grounding.AgreementReport, map[int64]string, error)
 	UsersFn        func() ([]grounding.User, error)
+	PrioritizeFn   func(runID int64, depth int) (int, error)
 	CreateUserFn   func(name, role string, hash []byte) (grounding.User, error)
 }
 
@@ -145,6 +146,15 @@ func (f *fakeAdjudication) Agreement(_ context.Context, runID int64) (grounding.
 		f.missing("Agreement")
 	}
 	return f.AgreementFn(runID)
+}
+func (f *fakeAdjudication) CoverageScales(context.Context) ([]grounding.Scale, error) {
+	return grounding.DefaultScales(), nil
+}
+func (f *fakeAdjudication) PrioritizeByDeficit(_ context.Context, runID int64, depth int) (int, error) {
+	if f.PrioritizeFn == nil {
+		f.missing("PrioritizeByDeficit")
+	}
+	return f.PrioritizeFn(runID, depth)
 }
 func (f *fakeAdjudication) Users(context.Context) ([]grounding.User, error) {
 	if f.UsersFn == nil {
@@ -255,6 +265,12 @@ func adjudicationStore(t *testing.T) *fakeAdjudication {
 			map[int64]string{2: "ann", 9: "bob"}, nil
 	}
 	f.UsersFn = func() ([]grounding.User, error) { return []grounding.User{*admin, *annotator}, nil }
+	f.PrioritizeFn = func(runID int64, depth int) (int, error) {
+		if runID != 1 || depth != 3 {
+			return 0, fmt.Errorf("run %d depth %d: %w", runID, depth, grounding.ErrInvalid)
+		}
+		return 12, nil
+	}
 	f.CreateUserFn = func(name, role string, hash []byte) (grounding.User, error) {
 		if name == "ann" {
 			return grounding.User{}, fmt.Errorf("taken: %w", grounding.ErrConflict)
@@ -291,6 +307,7 @@ func adjudicationRouter(st *fakeAdjudication, user *grounding.User) http.Handler
 	r.Get("/queue", q.List)
 	r.Get("/queue/conflicts", q.Conflicts)
 	r.Post("/queue/{itemID}/final", q.Final)
+	r.Post("/queue/prioritize", q.Prioritize)
 	r.Get("/trajectories/{trajectoryID}", tr.Show)
 	r.Get("/trajectories/{trajectoryID}/decisions/{ordinal}/history", q.History)
 	r.Post("/trajectories/{trajectoryID}/decisions/{ordinal}/enqueue", q.Enqueue)
@@ -405,6 +422,13 @@ func TestAdjudicationPages(t *testing.T) {
 		{name: "queue", req: func() *http.Request { return httptest.NewRequest("GET", "/queue?run=1&state=all", nil) }, user: researcher,
 			plain: want{status: 200, html: true, testid: "overlap-form", text: "reservation_id = NO6JO3 (choice)"},
 			htmx:  want{status: 200, testid: "queue-row", text: "next page"}},
+		{name: "prioritize by deficit", req: func() *http.Request { return post("/queue/prioritize", url.Values{"run": {"1"}, "scale": {"8B"}}) }, user: researcher,
+			plain: want{status: 303, location: "/queue?ranked=12&run=1&scale=8B"}, htmx: want{status: 303, location: "/queue?ranked=12&run=1&scale=8B"}},
+		{name: "prioritize unknown scale", req: func() *http.Request { return post("/queue/prioritize", url.Values{"run": {"1"}, "scale": {"99B"}}) }, user: researcher,
+			plain: want{status: 422, html: true, testid: "error"}, htmx: want{status: 422, testid: "alert", text: "8B"}},
+		{name: "queue after ranking", req: func() *http.Request { return httptest.NewRequest("GET", "/queue?run=1&scale=8B&ranked=12", nil) }, user: researcher,
+			plain: want{status: 200, html: true, testid: "prioritize-form", text: "Ranked 12 open items by coverage deficit at 8B"},
+			htmx:  want{status: 200, testid: "queue-row"}},
 		{name: "queue bad state", req: func() *http.Request { return httptest.NewRequest("GET", "/queue?state=weird", nil) },
 			plain: want{status: 400, html: true}, htmx: want{status: 400, testid: "alert"}},
 		{name: "conflicts", req: func() *http.Request { return httptest.NewRequest("GET", "/queue/conflicts", nil) }, user: researcher,

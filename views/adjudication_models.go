@@ -102,7 +102,16 @@ type QueueListPage struct {
 	Conflicts    string // "3 in review"
 	Summary      string // "37 open items"
 	Overlap      *OverlapForm
+	Prioritize   *PrioritizeForm
+	Notice       Notice
 	Empty        string
+}
+
+// PrioritizeForm ranks a run's open items by coverage deficit at a scale.
+type PrioritizeForm struct {
+	Action string
+	Run    string
+	Scales []Option
 }
 
 // QueueFilterForm is the queue's filter form.

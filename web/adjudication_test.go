@@ -117,6 +117,7 @@ func TestAdjudicationRoles(t *testing.T) {
 		{"POST", "/trajectories/" + traj + "/decisions/0/enqueue", url.Values{"note": {"look"}}, [4]any{login, 403, 303, 303}},
 		{"POST", "/runs/" + rid + "/overlap", url.Values{"k": {"1"}}, [4]any{login, 403, 303, 303}},
 		{"GET", "/agreement", nil, [4]any{login, 403, 200, 200}},
+		{"POST", "/queue/prioritize", url.Values{"run": {rid}, "scale": {"8B"}}, [4]any{login, 403, 303, 303}},
 		{"GET", "/admin/users", nil, [4]any{login, 403, 403, 200}},
 		{"POST", "/admin/users", url.Values{"name": {""}}, [4]any{login, 403, 403, 422}},
 	}

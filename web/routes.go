@@ -126,6 +126,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 
 				// Leads review conflicts, set overlap and manage queues.
 				r.Get("/queue/conflicts", queue.Conflicts)
+				r.Post("/queue/prioritize", queue.Prioritize)
 				r.Post("/queue/{itemID}/final", queue.Final)
 				r.Post("/trajectories/{trajectoryID}/decisions/{ordinal}/enqueue", queue.Enqueue)
 				r.Post("/runs/{runID}/overlap", queue.Overlap)

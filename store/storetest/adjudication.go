@@ -51,6 +51,7 @@ var adjudicationTests = []struct {
 	{"AgreementStats", testAgreementStats},
 	{"ConcurrentAnnotators", testConcurrentAnnotators},
 	{"ConcurrentDoubleSubmit", testConcurrentDoubleSubmit},
+	{"PrioritizeByDeficit", testPrioritizeByDeficit},
 }
 
 // adjPool imports n Ambiguous trajectories as run name and returns the run.
@@ -1051,4 +1052,82 @@ func testConcurrentDoubleSubmit(t *testing.T, db *store.DB) {
 		}
 	}
 	checkCounters(t, db, run.ID)
+}
+
+// testPrioritizeByDeficit: once coverage paths exist, items rank by the
+// deficit of the path their trajectory would reach (then by its queued
+// count), and items a lead sent stay first.
+func testPrioritizeByDeficit(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 6)
+	lea := mustUser(t, db, "lea", grounding.RoleResearcher)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	tr := allTrajectories(t, db, grounding.TrajectoryFilter{RunID: run.ID})
+	h, err := db.TrajectoryByExtID(ctx, run.ID, tr[5])
+	if err != nil {
+		t.Fatal(err)
+	}
+	manual, _, err := db.Enqueue(ctx, lea.ID, h.ID, 0, "check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.PrioritizeByDeficit(ctx, run.ID, 0)
+	wantErr(t, "PrioritizeByDeficit(depth 0)", err, grounding.ErrInvalid)
+
+	// Every trajectory would reach the same unseen path: deficit 3 at 8B.
+	n, err := db.PrioritizeByDeficit(ctx, run.ID, 3)
+	if err != nil || n != 11 {
+		t.Fatalf("PrioritizeByDeficit = %d, %v; want 11 items", n, err)
+	}
+	prios := func() map[int64]int {
+		out := map[int64]int{}
+		for _, it := range allQueue(t, db, f) {
+			out[it.ID] = it.Priority
+		}
+		return out
+	}
+	open := allQueue(t, db, f)
+	perTrajectory := map[int64]int{}
+	for _, it := range open {
+		perTrajectory[it.TrajectoryID]++
+	}
+	for _, it := range open {
+		want := 3000 + perTrajectory[it.TrajectoryID] // deficit 3, then its open items
+		if it.ID == manual.ID {
+			want = 3003
+		}
+		if it.Priority != want {
+			t.Errorf("item %d (%s d%d, %s) priority %d, want %d", it.ID, it.ExtID, it.Ordinal, it.Source, it.Priority, want)
+		}
+	}
+	// Approving both decisions of the first trajectory certifies that path
+	// once: at depth 1 nobody else adds support, only queued counts remain.
+	first := allQueue(t, db, grounding.QueueFilter{RunID: run.ID, Tool: "search_direct_flight"})[0]
+	for _, it := range allQueue(t, db, f) {
+		if it.TrajectoryID != first.TrajectoryID || it.Source != grounding.SourceAuto {
+			continue
+		}
+		for {
+			c := mustNext(t, db, ann, f)
+			if c.Item.TrajectoryID == first.TrajectoryID {
+				mustSubmit(t, db, ann, c.Item.ID, grounding.VerdictPass)
+				break
+			}
+			if err := db.Skip(ctx, ann.ID, c.Item.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := db.PrioritizeByDeficit(ctx, run.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	for id, p := range prios() {
+		if id == manual.ID {
+			if p != 3 {
+				t.Errorf("manual item priority %d, want 3 (ahead of all)", p)
+			}
+		} else if p > 2 {
+			t.Errorf("item %d priority %d after the path reached depth 1; want its queued count only", id, p)
+		}
+	}
 }
