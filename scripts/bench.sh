@@ -49,7 +49,7 @@ pages() {
   local mid=$((N / 2))
   local paths=(/runs "/runs/1?after=gen-retail-0$((N * 3 / 4))" "/runs/1?verdict=ambiguous&domain=airline" "/trajectories/$mid" "/trajectories/$((mid + 1))/decisions?from=0")
   # Pages of capabilities that may not exist in this checkout yet.
-  for p in /queue/next /coverage; do
+  for p in /review /queue /coverage; do
     code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:18181$p")
     [ "$code" != 404 ] && paths+=("$p")
   done
