@@ -3,6 +3,7 @@ package web_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -47,7 +48,14 @@ func TestBrowserCoverage(t *testing.T) {
 		screenshot(t, ctx, "coverage-filter-failed")
 		t.Fatalf("filter by atom: %v", err)
 	}
-	if s := text(t, ctx, `[data-testid="deficit-summary"]`); !strings.Contains(s, " have ") && !strings.Contains(s, " has ") {
+	// The filtered table arrives by htmx after the click: wait for it.
+	var s string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if s = text(t, ctx, `[data-testid="deficit-summary"]`); strings.Contains(s, " have ") || strings.Contains(s, " has ") {
+			break
+		}
+	}
+	if !strings.Contains(s, " have ") && !strings.Contains(s, " has ") {
 		t.Errorf("deficit summary after filtering = %q", s)
 	}
 
