@@ -711,7 +711,10 @@ func (l *exportLoader) decisions(rows *sql.Rows, byID map[int64]*grounding.Expor
 	for rows.Next() {
 		var d grounding.ExportDecision
 		if sft {
-			err = rows.Scan(&tid, &d.Message, &d.Mask, &human)
+			// int64 destinations take database/sql's fast path (no reflection).
+			var msg, mask int64
+			err = rows.Scan(&tid, &msg, &mask, &human)
+			d.Message, d.Mask = int(msg), int(mask)
 		} else {
 			err = rows.Scan(&tid, &d.Ordinal, &d.Message, &d.Call, &d.Tool, &auto, &human, &verdict, &d.Mask, &reasons, &at, &d.Annotator)
 		}
@@ -765,14 +768,15 @@ func (l *exportLoader) messages(rows *sql.Rows, byID map[int64]*grounding.Export
 		start int
 	)
 	slab := make([]grounding.Message, 0, max(l.messagesHint, 64))
-	var role int
+	var idx, role int64 // int64 destinations take database/sql's fast path
 	for rows.Next() {
 		var m grounding.Message
 		calls = nil
-		if err := rows.Scan(&tid, &m.Index, &role, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name); err != nil {
+		if err := rows.Scan(&tid, &idx, &role, &m.Role, &m.Content, &m.ContentNull, &calls, &m.ToolCallID, &m.Name); err != nil {
 			return err
 		}
-		if role < len(exportRoles) {
+		m.Index = int(idx)
+		if role >= 0 && role < int64(len(exportRoles)) {
 			m.Role = exportRoles[role]
 		}
 		if cur == nil || cur.ID != tid {
