@@ -18,6 +18,11 @@ import (
 // benchmarks.
 const benchAnnotators = 32
 
+// benchWarmup is how many verdicts of each annotator are left out of the
+// latency figures: the first ones open the connection and prepare the hot
+// statements on it. They count in the rate.
+const benchWarmup = 5
+
 // benchPaceRate is the offered load of BenchmarkAdjudicationPaced: the
 // issue's goal, 500 verdicts per second from 32 annotators together.
 const benchPaceRate = 500
@@ -74,6 +79,7 @@ func adjudicate(b *testing.B, db *store.DB, users []grounding.User, f grounding.
 			// Stagger the paced annotators evenly over one interval.
 			planned := start.Add(time.Duration(k) * interval / time.Duration(len(users)))
 			c, err := db.Next(ctx, u.ID, f, 0)
+			n := 0
 			for err == nil {
 				if interval > 0 {
 					time.Sleep(time.Until(planned))
@@ -88,7 +94,9 @@ func adjudicate(b *testing.B, db *store.DB, users []grounding.User, f grounding.
 				if _, c, found, err = db.SubmitNext(ctx, u.ID, c.Item.ID, v, "", f, 0); err != nil {
 					break
 				}
-				lat[k] = append(lat[k], time.Since(planned))
+				if n++; n > benchWarmup {
+					lat[k] = append(lat[k], time.Since(planned))
+				}
 				planned = planned.Add(interval)
 				if !found {
 					err = grounding.ErrNotFound
@@ -106,13 +114,15 @@ func adjudicate(b *testing.B, db *store.DB, users []grounding.User, f grounding.
 		b.Fatal(err)
 	}
 	var all []time.Duration
+	verdicts := 0
 	for k := range users {
 		all = append(all, lat[k]...)
+		verdicts += len(lat[k]) + min(benchWarmup, len(lat[k]))
 	}
 	if run, err := db.Run(ctx, f.RunID); err != nil || run.Queued != 0 {
 		b.Fatalf("after the benchmark run %+v, %v; want nothing left queued", run, err)
 	}
-	return all, len(all), elapsed
+	return all, verdicts, elapsed
 }
 
 func report(b *testing.B, all []time.Duration, verdicts int, elapsed time.Duration) {
@@ -120,6 +130,7 @@ func report(b *testing.B, all []time.Duration, verdicts int, elapsed time.Durati
 	pct := func(p float64) float64 { return float64(all[int(p*float64(len(all)-1))]) / 1e6 }
 	b.ReportMetric(float64(verdicts)/elapsed.Seconds(), "verdicts/s")
 	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(0, "ns/op")
 }
@@ -153,12 +164,15 @@ func BenchmarkAdjudication(b *testing.B) {
 	b.Run("postgres", func(b *testing.B) { benchmarkAdjudication(b, storetest.OpenPostgres(b), 0) })
 }
 
-// BenchmarkAdjudicationPaced offers the goal's load, 500 verdicts per
-// second spread over 32 annotators (one each 64 ms), and reports the
-// latency of each verdict → next from its planned start, and the rate
-// sustained.
+// BenchmarkAdjudicationPaced offers a steady load spread over 32
+// annotators (500 verdicts per second is the goal: one verdict each 64 ms
+// per annotator) and reports the latency of each verdict → next from its
+// planned start, and the rate sustained. 250 and 400 per second show the
+// curve below the goal.
 func BenchmarkAdjudicationPaced(b *testing.B) {
-	interval := time.Duration(benchAnnotators) * time.Second / benchPaceRate
-	b.Run("sqlite", func(b *testing.B) { benchmarkAdjudication(b, storetest.OpenSQLite(b), interval) })
-	b.Run("postgres", func(b *testing.B) { benchmarkAdjudication(b, storetest.OpenPostgres(b), interval) })
+	for _, rate := range []int{250, 400, benchPaceRate} {
+		interval := time.Duration(benchAnnotators) * time.Second / time.Duration(rate)
+		b.Run(fmt.Sprintf("sqlite-%d", rate), func(b *testing.B) { benchmarkAdjudication(b, storetest.OpenSQLite(b), interval) })
+		b.Run(fmt.Sprintf("postgres-%d", rate), func(b *testing.B) { benchmarkAdjudication(b, storetest.OpenPostgres(b), interval) })
+	}
 }
