@@ -327,6 +327,7 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 	noDemo := fs.Bool("no-demo", false, "do not load the demo pool into an empty database")
 	maxUpload := fs.Int64("max-upload", 1<<30, "largest accepted upload in bytes")
 	lease := fs.Duration("lease", store.DefaultLease, "how long an annotator's claim on a queue item lasts without activity")
+	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this separate address, e.g. localhost:6060; off by default")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -377,6 +378,14 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	go sweepSessions(ctx, db, logger)
+	if *debugAddr != "" {
+		stop, err := serveDebug(*debugAddr, logger)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
+	}
 	fmt.Fprintf(stdout, "groundwork serving on %s (%s database)\n", base, db.Dialect())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
