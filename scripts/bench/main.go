@@ -263,6 +263,7 @@ func load(args []string) error {
 			next <- struct{}{}
 		}
 		close(next)
+		cpu0, pg0 := cpuTicks(*pid), postgresTicks()
 		start := time.Now()
 		for _, c := range cs {
 			wg.Add(1)
@@ -285,11 +286,70 @@ func load(args []string) error {
 			return fmt.Errorf("%d failed requests, first: %v", len(errs), errs[0])
 		}
 		secs := time.Since(start).Seconds()
+		cpu := perRequest(cpuTicks(*pid)-cpu0, len(lat))
+		pgCPU := perRequest(postgresTicks()-pg0, len(lat))
 		slices.Sort(lat)
 		pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
-		fmt.Printf("%-60s p50 %6.1f ms  p99 %6.1f ms  %6.0f req/s  (%d requests, %d clients)%s\n", p, pct(0.5), pct(0.99), float64(len(lat))/secs, len(lat), *clients, rss(*pid))
+		fmt.Printf("%-60s p50 %6.1f ms  p99 %6.1f ms  %6.0f req/s  CPU/req server %5.2f ms, postgres %5.2f ms  (%d requests, %d clients)%s\n",
+			p, pct(0.5), pct(0.99), float64(len(lat))/secs, cpu, pgCPU, len(lat), *clients, rss(*pid))
 	}
 	return nil
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's CPU times (100 on
+// every Linux this runs on).
+const clockTicks = 100
+
+// cpuTicks is the user+system CPU time of process pid so far, in clock
+// ticks (0 without a pid).
+func cpuTicks(pid int) int64 {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesized command name; utime and stime are
+	// the 14th and 15th of the line.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + st
+}
+
+// postgresTicks is the CPU time of every process named postgres on this
+// machine (the server's backends), in clock ticks: 0 where none runs.
+func postgresTicks() int64 {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var total int64
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile("/proc/" + e.Name() + "/comm")
+		if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
+			continue
+		}
+		total += cpuTicks(pid)
+	}
+	return total
+}
+
+// perRequest turns a CPU time in clock ticks into milliseconds per request.
+func perRequest(ticks int64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(ticks) * 1000 / clockTicks / float64(n)
 }
 
 func rss(pid int) string {
