@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/klauspost/compress/gzip"
 
 	"groundwork/grounding"
 	"groundwork/views"

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/klauspost/compress/gzip"
 
 	"groundwork/grounding"
 	"groundwork/handlers"
@@ -63,6 +65,28 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// compressLevel is gzip's level for pages: 5 compresses a trajectory page
+// within 4% of level 9's size.
+const compressLevel = 5
+
+// compress gzips pages, stylesheets and scripts with klauspost/compress
+// rather than compress/gzip: the same format and nearly the same size, at
+// a third of the CPU. Under 16 concurrent clients gzip had been a quarter
+// of the server's time on a trajectory page (a 47 KB page: 0.23 ms with
+// compress/gzip at level 5, 0.09 ms with klauspost at 5; the 170 KB
+// coverage page 1.0 ms against 0.31 ms).
+func compress() func(http.Handler) http.Handler {
+	c := middleware.NewCompressor(compressLevel, "text/html", "text/css", "text/javascript", "application/javascript")
+	c.SetEncoder("gzip", func(w io.Writer, level int) io.Writer {
+		gz, err := gzip.NewWriterLevel(w, level)
+		if err != nil { // only for a level out of range, which compressLevel is not
+			panic(err)
+		}
+		return gz
+	})
+	return c.Handler
 }
 
 // noStore keeps pages (which may show hidden collector context) out of

@@ -36,7 +36,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 		middleware.Recoverer,
 		securityHeaders,
 		crossOrigin(log), // every unsafe method, before any session work
-		middleware.Compress(5, "text/html", "text/css", "text/javascript", "application/javascript"),
+		compress(),
 	)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		handlers.Fail(log, w, r, handlers.Error(http.StatusNotFound, "There is no page at this address."))
