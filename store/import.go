@@ -173,6 +173,13 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 	if err := tx.Commit(); err != nil {
 		return fail(storeErr(op+": commit", err))
 	}
+	// Best effort: the import is committed whatever this says, and tables
+	// left unanalyzed by a failure (a cancelled request) keep their change
+	// count, so the next import or autovacuum picks them up.
+	_ = db.analyzeGrown(ctx, map[string]int{
+		"trajectories": w.n.trajectories, "messages": w.n.messages, "decisions": w.n.decisions,
+		"decision_reasons": w.n.reasons, "queue_items": w.checks.queued, "coverage_paths": w.n.trajectories,
+	})
 
 	res := meta
 	res.RunID, res.RunName = run.ID, runName
@@ -243,7 +250,7 @@ type importWriter struct {
 
 	batch     []pendingTrajectory
 	batchMsgs int
-	n         struct{ trajectories, successes, messages, decisions, toolCalls int }
+	n         struct{ trajectories, successes, messages, decisions, toolCalls, reasons int }
 	checks    checkCounts
 	at        time.Time
 	overlap   int // the run's k: verdicts each queue item needs
@@ -537,6 +544,7 @@ func (w *importWriter) flush(ctx context.Context) error {
 	if err := w.d.bulk(ctx, w.stmts, w.d, "decisions", decisionColumns, decs); err != nil {
 		return storeErr(w.op+": insert decisions", err)
 	}
+	w.n.reasons += len(rs) / len(reasonColumns)
 	if err := w.d.bulk(ctx, w.stmts, w.d, "decision_reasons", reasonColumns, rs); err != nil {
 		return storeErr(w.op+": insert decision reasons", err)
 	}

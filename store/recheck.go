@@ -145,6 +145,8 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 	if err := tx.Commit(); err != nil {
 		return res, storeErr("recheck: commit", err)
 	}
+	// Best effort, as after an import: every decision row was rewritten.
+	_ = db.analyzeGrown(ctx, map[string]int{"decisions": res.Decisions, "coverage_paths": res.Trajectories})
 	return res, nil
 }
 
