@@ -109,7 +109,13 @@ func (db *DB) begin(ctx context.Context) (tx *sqlx.Tx, done func(), err error) {
 }
 
 // get runs a read outside any transaction through the prepared-statement
-// cache (for the figures the review screen reads on every verdict).
+// cache: the reads every page makes (session, user, run, trajectory
+// windows, queue lists) and the figures the review screen reads on every
+// verdict. Planning them was a third of Postgres' time per page under 16
+// clients (the queue list: 1.2 ms to plan, 0.9 ms to run). Only queries
+// whose text comes from a bounded set belong here (filter combinations
+// yes, an IN list as long as its input no): each text stays prepared on
+// every connection of the pool.
 func (db *DB) get(ctx context.Context, dest any, query string, args ...any) error {
 	st, err := db.prepared(ctx, db.x.Rebind(query))
 	if err != nil {

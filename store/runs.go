@@ -50,7 +50,7 @@ const runColumns = `id, name, created_at, trajectories, successes, decisions, to
 // table, maintained at import: listing never counts over the pool.
 func (db *DB) Runs(ctx context.Context) ([]grounding.Run, error) {
 	var rows []runRow
-	if err := db.x.SelectContext(ctx, &rows, `SELECT `+runColumns+` FROM runs ORDER BY created_at DESC, id DESC`); err != nil {
+	if err := db.sel(ctx, &rows, `SELECT `+runColumns+` FROM runs ORDER BY created_at DESC, id DESC`); err != nil {
 		return nil, storeErr("list runs", err)
 	}
 	runs := make([]grounding.Run, len(rows))
@@ -63,7 +63,7 @@ func (db *DB) Runs(ctx context.Context) ([]grounding.Run, error) {
 // Run returns the run with this id, or grounding.ErrNotFound.
 func (db *DB) Run(ctx context.Context, id int64) (grounding.Run, error) {
 	var r runRow
-	if err := db.x.GetContext(ctx, &r, db.x.Rebind(`SELECT `+runColumns+` FROM runs WHERE id = ?`), id); err != nil {
+	if err := db.get(ctx, &r, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id); err != nil {
 		return grounding.Run{}, storeErr(fmt.Sprintf("run %d", id), err)
 	}
 	return r.run(), nil
@@ -72,7 +72,7 @@ func (db *DB) Run(ctx context.Context, id int64) (grounding.Run, error) {
 // RunByName returns the run called name, or grounding.ErrNotFound.
 func (db *DB) RunByName(ctx context.Context, name string) (grounding.Run, error) {
 	var r runRow
-	if err := db.x.GetContext(ctx, &r, db.x.Rebind(`SELECT `+runColumns+` FROM runs WHERE name = ?`), name); err != nil {
+	if err := db.get(ctx, &r, `SELECT `+runColumns+` FROM runs WHERE name = ?`, name); err != nil {
 		return grounding.Run{}, storeErr(fmt.Sprintf("run %q", name), err)
 	}
 	return r.run(), nil
@@ -89,8 +89,8 @@ func (db *DB) RunFacets(ctx context.Context, runID int64) (domains, tools []stri
 		Kind  string `db:"kind"`
 		Value string `db:"value"`
 	}
-	err = db.x.SelectContext(ctx, &rows, db.x.Rebind(
-		`SELECT kind, value FROM run_facets WHERE run_id = ?`), runID)
+	err = db.sel(ctx, &rows,
+		`SELECT kind, value FROM run_facets WHERE run_id = ?`, runID)
 	if err != nil {
 		return nil, nil, storeErr(op, err)
 	}

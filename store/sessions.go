@@ -59,8 +59,8 @@ func (s sessionStore) All() (map[string][]byte, error) {
 // found, without error.
 func (s sessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	var data []byte
-	err := s.db.x.GetContext(ctx, &data,
-		s.db.x.Rebind(`SELECT data FROM sessions WHERE token = ? AND expiry > ?`), token, dbTime{now()})
+	err := s.db.get(ctx, &data,
+		`SELECT data FROM sessions WHERE token = ? AND expiry > ?`, token, dbTime{now()})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

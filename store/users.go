@@ -45,7 +45,7 @@ func (db *DB) CreateUser(ctx context.Context, name, role string, passwordHash []
 // UserByName returns the account called name, or grounding.ErrNotFound.
 func (db *DB) UserByName(ctx context.Context, name string) (grounding.User, error) {
 	var r userRow
-	err := db.x.GetContext(ctx, &r, db.x.Rebind(`SELECT `+userColumns+` FROM users WHERE name = ?`), name)
+	err := db.get(ctx, &r, `SELECT `+userColumns+` FROM users WHERE name = ?`, name)
 	if err != nil {
 		return grounding.User{}, storeErr(fmt.Sprintf("user %q", name), err)
 	}
@@ -55,7 +55,7 @@ func (db *DB) UserByName(ctx context.Context, name string) (grounding.User, erro
 // User returns the account with this id, or grounding.ErrNotFound.
 func (db *DB) User(ctx context.Context, id int64) (grounding.User, error) {
 	var r userRow
-	err := db.x.GetContext(ctx, &r, db.x.Rebind(`SELECT `+userColumns+` FROM users WHERE id = ?`), id)
+	err := db.get(ctx, &r, `SELECT `+userColumns+` FROM users WHERE id = ?`, id)
 	if err != nil {
 		return grounding.User{}, storeErr(fmt.Sprintf("user %d", id), err)
 	}
