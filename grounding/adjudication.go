@@ -279,14 +279,16 @@ func EffectiveCheck(auto Verdict, g int, workflow bool, reasons []string, human 
 func InQuestion(args []ArgEvidence) []ArgEvidence {
 	var out []ArgEvidence
 	for _, a := range args {
-		switch a.Status {
-		case StatusLiteral, StatusNormalized, StatusDerived, StatusEnum, StatusFreeText:
-		default:
+		if !slices.Contains(SettledStatuses, a.Status) {
 			out = append(out, a)
 		}
 	}
 	return out
 }
+
+// SettledStatuses are the evidence statuses that settle a value by
+// themselves; every other status puts its argument in question.
+var SettledStatuses = []string{StatusLiteral, StatusNormalized, StatusDerived, StatusEnum, StatusFreeText}
 
 // CanLead reports whether role may review conflicts, set overlap and manage
 // queues (researchers and admins).

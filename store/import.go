@@ -39,7 +39,7 @@ var (
 	}
 	decisionColumns = []string{
 		"trajectory_id", "run_id", "ordinal", "message_idx", "call_idx", "tool", "observation_idx", "is_error",
-		"action", "e", "v", "g", "flow_ok", "auto_verdict", "verdict", "mask", "queued", "reasons", "args", "detail",
+		"action", "e", "v", "g", "flow_ok", "auto_verdict", "verdict", "mask", "queued", "reasons", "args", "question", "detail",
 	}
 	reasonColumns = []string{"trajectory_id", "ordinal", "run_id", "reason"}
 	queueColumns  = []string{"run_id", "trajectory_id", "ordinal", "source", "why", "priority", "required", "state", "created_at"}
@@ -521,13 +521,13 @@ func (w *importWriter) flush(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			args, err := encodeJSON(nonNil(c.Args))
+			args, question, err := evidenceJSON(c.Args)
 			if err != nil {
 				return err
 			}
 			decs = append(decs, id, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error,
 				c.Action, c.E, c.V, c.G, c.Workflow, string(c.Verdict), string(c.Verdict), c.Mask, c.Queued,
-				cleanJSON(reasons), cleanJSON(args), cleanText(c.Detail))
+				cleanJSON(reasons), args, question, cleanText(c.Detail))
 			for _, r := range dedupe(c.Reasons) {
 				rs = append(rs, id, d.Ordinal, w.runID, r)
 			}
@@ -602,6 +602,19 @@ func encodeJSON(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// evidenceJSON renders a decision's argument evidence for the args column
+// and the arguments in question (grounding.InQuestion) for the question
+// column, which queue lists read instead of all of it.
+func evidenceJSON(args []grounding.ArgEvidence) (all, question string, err error) {
+	if all, err = encodeJSON(nonNil(args)); err != nil {
+		return "", "", err
+	}
+	if question, err = encodeJSON(nonNil(grounding.InQuestion(args))); err != nil {
+		return "", "", err
+	}
+	return cleanJSON(all), cleanJSON(question), nil
 }
 
 // dedupe returns s without repeated values, in first-seen order.

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/peterldowns/pgtestdb"
 	"github.com/pressly/goose/v3"
 
+	"groundwork/grounding"
 	"groundwork/migrations"
 	"groundwork/store"
 	"groundwork/store/storetest"
@@ -108,4 +110,80 @@ func TestMigrationsPostgres(t *testing.T) {
 	}
 	empty := pgtestdb.Custom(t, conf, pgtestdb.NoopMigrator{})
 	upDownUp(t, empty.URL(), goose.DialectPostgres, "postgres", empty.Connect)
+}
+
+// questionBackfill imports queued decisions, then takes the database back
+// below migration 00012 and up again: the backfill must give every queue
+// item the arguments in question grounding.InQuestion picks from its
+// stored evidence, as the import itself does.
+func questionBackfill(t *testing.T, db *store.DB, dialect goose.Dialect, dir string, raw func() (*sql.DB, error)) {
+	t.Helper()
+	ctx := context.Background()
+	var ts []*grounding.Trajectory
+	for i := range 6 {
+		ts = append(ts, storetest.Ambiguous("bf", i))
+	}
+	if _, err := db.ImportTrajectories(ctx, "bf", storetest.FileMeta("bf.jsonl"), storetest.Seq(ts...)); err != nil {
+		t.Fatal(err)
+	}
+	sqldb, err := raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	sub, _ := fs.Sub(migrations.FS, dir)
+	p, err := goose.NewProvider(dialect, sqldb, sub, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 11); err != nil {
+		t.Fatalf("down to 11: %v", err)
+	}
+	if _, err := p.UpTo(ctx, 12); err != nil {
+		t.Fatalf("up to 12: %v", err)
+	}
+	page, err := db.Queue(ctx, grounding.QueueFilter{State: "all", Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) == 0 {
+		t.Fatal("no queue items to check")
+	}
+	for _, it := range page.Items {
+		ds, err := db.Decisions(ctx, it.TrajectoryID, it.Ordinal, 1)
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("Decisions(%d, %d) = %v, %v", it.TrajectoryID, it.Ordinal, ds, err)
+		}
+		want, _ := json.Marshal(grounding.InQuestion(ds[0].Args))
+		got, _ := json.Marshal(it.Args)
+		if len(it.Args) == 0 || string(got) != string(want) {
+			t.Errorf("%s d%d after the backfill: arguments in question\n got %s\nwant %s", it.ExtID, it.Ordinal, got, want)
+		}
+	}
+}
+
+func TestQuestionBackfillSQLite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "q.db")
+	db, err := store.Open(context.Background(), "sqlite://"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	questionBackfill(t, db, goose.DialectSQLite3, "sqlite", func() (*sql.DB, error) {
+		return sql.Open("sqlite", path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)")
+	})
+}
+
+func TestQuestionBackfillPostgres(t *testing.T) {
+	conf, err := storetest.PgtestdbConfig(storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := pgtestdb.Custom(t, conf, pgtestdb.NoopMigrator{})
+	db, err := store.Open(context.Background(), empty.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	questionBackfill(t, db, goose.DialectPostgres, "postgres", empty.Connect)
 }

@@ -170,7 +170,7 @@ func saveCheck(ctx context.Context, tx *sqlx.Tx, id int64, r grounding.Result, a
 		if err != nil {
 			return 0, err
 		}
-		args, err := encodeJSON(nonNil(d.Args))
+		args, question, err := evidenceJSON(d.Args)
 		if err != nil {
 			return 0, err
 		}
@@ -181,11 +181,11 @@ func saveCheck(ctx context.Context, tx *sqlx.Tx, id int64, r grounding.Result, a
 			humanPass = 1
 		}
 		_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE decisions SET action = ?, e = ?, v = ?, g = ?, flow_ok = ?,
-			auto_verdict = ?, queued = ?, reasons = ?, args = ?, detail = ?,
+			auto_verdict = ?, queued = ?, reasons = ?, args = ?, question = ?, detail = ?,
 			verdict = CASE WHEN human_verdict <> '' THEN human_verdict ELSE ? END,
 			mask = CASE WHEN human_verdict = 'pass' THEN ? WHEN human_verdict = 'fail' THEN 0 ELSE ? END
 			WHERE trajectory_id = ? AND ordinal = ?`),
-			d.Action, d.E, d.V, d.G, d.Workflow, string(d.Verdict), d.Queued, cleanJSON(reasons), cleanJSON(args), cleanText(d.Detail),
+			d.Action, d.E, d.V, d.G, d.Workflow, string(d.Verdict), d.Queued, cleanJSON(reasons), args, question, cleanText(d.Detail),
 			string(d.Verdict), humanPass, d.Mask, id, d.Ordinal)
 		if err != nil {
 			return 0, storeErr(op, err)

@@ -484,7 +484,7 @@ func (db *DB) Enqueue(ctx context.Context, leadID, trajectoryID int64, ordinal i
 	var it lockedItem
 	switch {
 	case len(existing) > 0 && existing[0].State != grounding.QueueDone:
-		item, err := loadItem(ctx, tx, existing[0].ID, at)
+		item, err := db.loadItem(ctx, tx, existing[0].ID, at)
 		return item, false, err
 	case len(existing) > 0:
 		it = existing[0]
@@ -514,7 +514,7 @@ func (db *DB) Enqueue(ctx context.Context, leadID, trajectoryID int64, ordinal i
 	if _, err := addEvent(ctx, tx, e); err != nil {
 		return fail(err)
 	}
-	item, err := loadItem(ctx, tx, it.ID, at)
+	item, err := db.loadItem(ctx, tx, it.ID, at)
 	if err != nil {
 		return fail(err)
 	}

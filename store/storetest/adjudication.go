@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -190,6 +191,13 @@ func testQueueFromImport(t *testing.T, db *store.DB) {
 		}
 		if len(it.Why) == 0 || len(it.Args) == 0 {
 			t.Errorf("item %d (%s d%d) has no why %v or argument in question %v", i, it.ExtID, it.Ordinal, it.Why, it.Args)
+		}
+		// The database picks the arguments in question out of the stored
+		// evidence; it must pick exactly what grounding.InQuestion would.
+		want, _ := json.Marshal(grounding.InQuestion(decisionOf(t, db, it).Args))
+		got, _ := json.Marshal(it.Args)
+		if string(got) != string(want) {
+			t.Errorf("item %d (%s d%d) arguments in question\n got %s\nwant %s", i, it.ExtID, it.Ordinal, got, want)
 		}
 		if i > 0 {
 			p := items[i-1]
