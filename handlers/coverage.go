@@ -202,13 +202,19 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 	}
 	dq := deficitFilter(q)
 	key := regionKey(pr, dq, saved)
-	region := *e.region(key, func() views.CoverageRegion { return h.region(e, pr, dq, saved) })
-	if isPartial(r) {
-		w.Header().Set(HXPushURL, coverageURL(pageQuery(pr, q)))
-		render(w, r, http.StatusOK, page{fragment: views.CoverageRegionView(region)})
+	rp := e.region(key, func() views.CoverageRegion { return h.region(e, pr, dq, saved) })
+	region := *rp
+	html, err := e.regionHTML(r.Context(), key, rp)
+	if err != nil {
+		h.fail(w, r, err)
 		return
 	}
-	p.Region = region
+	if isPartial(r) {
+		w.Header().Set(HXPushURL, coverageURL(pageQuery(pr, q)))
+		render(w, r, http.StatusOK, page{fragment: html})
+		return
+	}
+	p.Region, p.RegionView = region, html
 	for _, run := range pr.all {
 		p.Runs = append(p.Runs, views.RunChoice{ID: strconv.FormatInt(run.ID, 10), Name: run.Name,
 			Trajectories: count(run.Trajectories), Checked: slices.Contains(pr.runs, run.ID)})
@@ -222,7 +228,7 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 		p.Views = append(p.Views, covViewRow(v, pr.names))
 	}
 	p.Scale = scaleForm(pr.scales, coverageURL(pageQuery(pr, q)))
-	render(w, r, http.StatusOK, page{title: "Coverage", section: "coverage", body: views.Coverage(p), fragment: views.CoverageRegionView(region)})
+	render(w, r, http.StatusOK, page{title: "Coverage", section: "coverage", body: views.Coverage(p), fragment: html})
 }
 
 // regionKey names what a page region depends on besides the pool: the

@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +39,41 @@ type poolEntry struct {
 	// regions are built page regions by scale, filter and saved views: a
 	// warm page only renders.
 	regions map[string]*views.CoverageRegion
+	// html holds each region rendered: the deficit table's path steps and
+	// the heatmaps' cells made the render three quarters of a warm page's
+	// CPU (2.8 of 3.7 ms), for bytes that change only with the key.
+	html map[string]prerendered
+}
+
+// prerendered is a component's output kept to be written again: the bytes
+// templ produced, escaped as templ escapes, so writing them is rendering
+// the same component again without the work.
+type prerendered []byte
+
+func (p prerendered) Render(_ context.Context, w io.Writer) error {
+	_, err := w.Write(p)
+	return err
+}
+
+// regionHTML returns the region under key rendered, rendering it once.
+func (e *poolEntry) regionHTML(ctx context.Context, key string, region *views.CoverageRegion) (prerendered, error) {
+	e.mu.Lock()
+	h, ok := e.html[key]
+	e.mu.Unlock()
+	if ok {
+		return h, nil
+	}
+	var buf bytes.Buffer
+	if err := views.CoverageRegionView(*region).Render(ctx, &buf); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.html == nil || len(e.html) > 64 {
+		e.html = map[string]prerendered{}
+	}
+	e.html[key] = buf.Bytes()
+	return buf.Bytes(), nil
 }
 
 type selKey struct {

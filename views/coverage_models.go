@@ -1,5 +1,7 @@
 package views
 
+import "github.com/a-h/templ"
+
 // CoveragePage is the coverage page of a pool: one run or several.
 type CoveragePage struct {
 	// Runs is the run picker; NoRuns is set when nothing was imported yet.
@@ -8,6 +10,9 @@ type CoveragePage struct {
 	// Scales is the scale picker (links keeping the runs and filters).
 	Scales []ScaleChoice
 	Region CoverageRegion
+	// RegionView, when set, is Region already rendered (a cached
+	// CoverageRegionView of it) and is written instead of rendering it again.
+	RegionView templ.Component
 	// CanEdit shows the scale settings and the save-view form
 	// (researchers and admins).
 	CanEdit bool
