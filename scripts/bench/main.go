@@ -3,7 +3,7 @@
 //
 //	bench floor-json FILE                 decode FILE with encoding/json alone
 //	bench floor-copy --db URL FILE        load FILE's rows into Postgres with COPY alone
-//	bench load --url U --password P [--pid N] [--clients 16] [--requests 2000] PATH...
+//	bench load --url U [--user U] [--users N] --password P [--pid N] [--clients 16] [--requests 2000] PATH...
 //	                                      p50/p99 latency of each PATH under concurrent clients
 package main
 
@@ -213,13 +213,18 @@ func load(args []string) error {
 	clients := fs.Int("clients", 16, "concurrent clients")
 	requests := fs.Int("requests", 2000, "requests per path")
 	pid := fs.Int("pid", 0, "server pid, to report its peak RSS")
+	users := fs.Int("users", 0, "log client i in as USER1..USERn (i mod n, all with the same password) instead of all as USER")
 	fs.Parse(args)
 	paths := fs.Args()
 	cs := make([]*http.Client, *clients)
 	for i := range cs {
 		jar, _ := cookiejar.New(nil)
 		cs[i] = &http.Client{Jar: jar, Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-		form := url.Values{"name": {*user}, "password": {*password}}
+		name := *user
+		if *users > 0 {
+			name = *user + strconv.Itoa(i%*users+1)
+		}
+		form := url.Values{"name": {name}, "password": {*password}}
 		req, _ := http.NewRequest("POST", *base+"/login", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", *base)
@@ -230,7 +235,7 @@ func load(args []string) error {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.Request.URL.Path == "/login" {
-			return fmt.Errorf("login as %s failed", *user)
+			return fmt.Errorf("login as %s failed", name)
 		}
 	}
 	for _, p := range paths {
