@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -131,7 +133,6 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		tx: tx, d: &db.d, op: op, stmts: newStmts(tx),
 		runID: run.ID, runName: runName, importID: importID, meta: meta,
 		checkRun: run.Trajectories > 0,
-		seen:     make(map[string]int),
 		facets:   make(map[[2]string]bool),
 		at:       at,
 		overlap:  run.Overlap,
@@ -242,9 +243,6 @@ type importWriter struct {
 	// checkRun is set when the run had trajectories before this import:
 	// each batch's ids are then looked up among them.
 	checkRun bool
-	// seen maps each ext id of this file to its record index.
-	seen map[string]int
-
 	// facets are the domains and tools this file brings to the run.
 	facets map[[2]string]bool
 
@@ -259,8 +257,8 @@ type importWriter struct {
 // checkCounts are the run counters the checks move.
 type checkCounts struct{ pass, fail, ambiguous, queued, supervised, certified int }
 
-// count adds a trajectory's check to c and returns the trajectory's own.
-func (c *checkCounts) count(res grounding.Result) checkCounts {
+// countCheck returns a trajectory's own counters.
+func countCheck(res grounding.Result) checkCounts {
 	var own checkCounts
 	for _, d := range res.Decisions {
 		switch d.Verdict {
@@ -279,96 +277,187 @@ func (c *checkCounts) count(res grounding.Result) checkCounts {
 	if res.R == 1 && res.Workflow && own.supervised > 0 {
 		own.certified = 1
 	}
-	c.pass += own.pass
-	c.fail += own.fail
-	c.ambiguous += own.ambiguous
-	c.queued += own.queued
-	c.supervised += own.supervised
-	c.certified += own.certified
 	return own
 }
 
-type pendingTrajectory struct {
-	t         *grounding.Trajectory
-	decisions []grounding.Decision
-	check     grounding.Result
-	queued    int   // decisions of t queued for a human
-	row       []any // trajectoryColumns values
-	cov       coverageRow
+func (c *checkCounts) add(o checkCounts) {
+	c.pass += o.pass
+	c.fail += o.fail
+	c.ambiguous += o.ambiguous
+	c.queued += o.queued
+	c.supervised += o.supervised
+	c.certified += o.certified
 }
 
-// add validates t, computes its decisions and row, and flushes a full batch.
-// consume reads seq and writes its trajectories. Parsing and checking (the
-// CPU-heavy part) run in a producer goroutine while this one writes batches
-// to the database, so on two cores the two overlap. The producer owns the
-// counters until the channel closes; the first error from either side stops
-// both.
+// pendingTrajectory is one admitted trajectory with every row it becomes,
+// ready to write but for its database id: the trajectory_id slots of msgs,
+// decs, reasons and queue are filled in by flush.
+type pendingTrajectory struct {
+	t       *grounding.Trajectory
+	row     []any // trajectoryColumns values
+	msgs    []any // messageColumns values, one message after the other
+	decs    []any // decisionColumns values
+	reasons []any // reasonColumns values
+	queue   []any // queueColumns values
+	cov     coverageRow
+
+	own                       checkCounts
+	decisions, calls, success int
+	domain                    string
+	tools                     []string
+}
+
+// consume reads seq and writes its trajectories. Three stages overlap: a
+// reader goroutine pulls trajectories from seq (the parsing) and admits
+// them in file order (ids, duplicates); GOMAXPROCS workers check and encode
+// them, the CPU-heavy part; and this goroutine puts them back in file
+// order, counts them and writes batches to the database. Errors surface in
+// file order, the first one stopping every stage. At most maxInFlight
+// trajectories are between the reader and the writer, whatever the file's
+// size.
 func (w *importWriter) consume(ctx context.Context, seq iter.Seq2[*grounding.Trajectory, error]) error {
-	type item struct {
+	type job struct {
+		n   int // position in the file's sequence
+		t   *grounding.Trajectory
+		err error
+	}
+	type done struct {
+		n   int
 		p   pendingTrajectory
 		err error
 	}
+	workers := max(1, runtime.GOMAXPROCS(0))
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch := make(chan item, 2*batchTrajectories)
-	go func() {
-		defer close(ch)
+	slots := make(chan struct{}, maxInFlight)
+	jobs := make(chan job, workers)
+	results := make(chan done, maxInFlight)
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the reader: parse, admit, hand out in order
+		defer wg.Done()
+		defer close(jobs)
+		seen := make(map[string]int)
+		n := 0
 		for t, err := range seq {
-			var it item
-			if err != nil {
-				it.err = fmt.Errorf("store: %s: %w", w.op, err)
-			} else {
-				it.p, it.err = w.admit(t)
-			}
 			select {
-			case ch <- it:
+			case slots <- struct{}{}:
 			case <-pctx.Done():
 				return
 			}
-			if it.err != nil {
+			j := job{n: n, t: t}
+			if err != nil {
+				j.err = fmt.Errorf("store: %s: %w", w.op, err)
+			} else {
+				j.err = admit(w, t, n, seen)
+			}
+			select {
+			case jobs <- j:
+			case <-pctx.Done():
 				return
 			}
+			if j.err != nil {
+				return
+			}
+			n++
 		}
 	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				d := done{n: j.n, err: j.err}
+				if d.err == nil {
+					d.p, d.err = w.prepare(j.t)
+				}
+				select {
+				case results <- d:
+				case <-pctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
 	fail := func(err error) error {
 		cancel()
-		for range ch { // wait for the producer to stop
+		for range results { // wait for every stage to stop
 		}
 		return err
 	}
-	for it := range ch {
-		if it.err != nil {
-			return fail(it.err)
-		}
-		w.batch = append(w.batch, it.p)
-		w.batchMsgs += len(it.p.t.Messages)
-		if len(w.batch) >= batchTrajectories || w.batchMsgs >= batchMessages {
-			if err := w.flush(ctx); err != nil {
-				return fail(err)
+	waiting := make(map[int]done)
+	next := 0
+	for d := range results {
+		waiting[d.n] = d
+		for {
+			d, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			<-slots
+			if d.err != nil {
+				return fail(d.err)
+			}
+			w.count(&d.p)
+			w.batch = append(w.batch, d.p)
+			w.batchMsgs += len(d.p.t.Messages)
+			if len(w.batch) >= batchTrajectories || w.batchMsgs >= batchMessages {
+				if err := w.flush(ctx); err != nil {
+					return fail(err)
+				}
 			}
 		}
 	}
 	return ctx.Err()
 }
 
-// admit validates t, refuses a second trajectory with its id, and prepares
-// its row and check.
-func (w *importWriter) admit(t *grounding.Trajectory) (pendingTrajectory, error) {
+// maxInFlight bounds the trajectories read but not yet written: twice a
+// batch, so the workers never wait on the writer's batch filling up.
+const maxInFlight = 2 * batchTrajectories
+
+// admit validates t, record n of the file, and refuses a second trajectory
+// with its id (seen maps ids to their record index).
+func admit(w *importWriter, t *grounding.Trajectory, n int, seen map[string]int) error {
 	if t == nil {
-		return pendingTrajectory{}, fmt.Errorf("store: %s: record %d: nil trajectory: %w", w.op, w.n.trajectories, grounding.ErrInvalid)
+		return fmt.Errorf("store: %s: record %d: nil trajectory: %w", w.op, n, grounding.ErrInvalid)
 	}
 	if t.ID == "" {
-		return pendingTrajectory{}, fmt.Errorf("store: %s: record %d has no id: %w", w.op, t.Source.Index, grounding.ErrInvalid)
+		return fmt.Errorf("store: %s: record %d has no id: %w", w.op, t.Source.Index, grounding.ErrInvalid)
 	}
-	if first, dup := w.seen[t.ID]; dup {
-		return pendingTrajectory{}, fmt.Errorf("store: %s: trajectory %q (record %d) appears twice in %s (first at record %d): %w",
+	if first, dup := seen[t.ID]; dup {
+		return fmt.Errorf("store: %s: trajectory %q (record %d) appears twice in %s (first at record %d): %w",
 			w.op, t.ID, t.Source.Index, w.meta.File, first, grounding.ErrConflict)
 	}
-	w.seen[t.ID] = t.Source.Index
-	return w.prepare(t)
+	seen[t.ID] = t.Source.Index
+	return nil
 }
 
-// prepare computes the trajectories row of t and updates the counters.
+// count adds an admitted trajectory to the import's counters and facets,
+// in file order.
+func (w *importWriter) count(p *pendingTrajectory) {
+	w.n.trajectories++
+	w.n.successes += p.success
+	w.n.messages += len(p.t.Messages)
+	w.n.decisions += p.decisions
+	w.n.toolCalls += p.calls
+	w.n.reasons += len(p.reasons) / len(reasonColumns)
+	w.checks.add(p.own)
+	if p.domain != "" {
+		w.facets[[2]string{"domain", p.domain}] = true
+	}
+	for _, tool := range p.tools {
+		w.facets[[2]string{"tool", tool}] = true
+	}
+}
+
+// prepare checks t and encodes every row it becomes. It reads only what
+// the import fixed before the first trajectory (run, import, time, k), so
+// workers run it concurrently.
 func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, error) {
 	decisions := grounding.Decisions(t)
 	check := grounding.CheckDefault(t)
@@ -414,24 +503,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 	}
 	success := t.Succeeded()
 
-	if t.Domain != "" {
-		w.facets[[2]string{"domain", t.Domain}] = true
-	}
-	for _, d := range decisions {
-		if d.Tool != "" {
-			w.facets[[2]string{"tool", d.Tool}] = true
-		}
-	}
-
-	w.n.trajectories++
-	if success {
-		w.n.successes++
-	}
-	w.n.messages += len(t.Messages)
-	w.n.decisions += len(decisions)
-	w.n.toolCalls += calls
-
-	own := w.checks.count(check)
+	own := countCheck(check)
 	flow, err := encodeJSON(nonNil(check.Reasons))
 	if err != nil {
 		return pendingTrajectory{}, err
@@ -444,14 +516,69 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 	if err != nil {
 		return pendingTrajectory{}, err
 	}
-	return pendingTrajectory{t: t, decisions: decisions, check: check, queued: own.queued, cov: cov, row: []any{
+	p := pendingTrajectory{t: t, cov: cov, own: own, decisions: len(decisions), calls: calls, domain: t.Domain, row: []any{
 		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
 		cleanText(t.Request), cleanJSON(tools), cleanJSON(hidden), meta,
 		dbTime{w.at}, check.EngineVersion, check.Profile + "@" + check.ProfileVersion, check.Workflow, flow, cleanJSON(violations),
 		own.pass, own.fail, own.ambiguous, own.queued, own.supervised, own.certified == 1,
-	}}, nil
+	}}
+	if success {
+		p.success = 1
+	}
+	for _, d := range decisions {
+		if d.Tool != "" && !slices.Contains(p.tools, d.Tool) {
+			p.tools = append(p.tools, d.Tool)
+		}
+	}
+
+	// The rows, with nil where flush puts the trajectory's id.
+	p.msgs = make([]any, 0, len(t.Messages)*len(messageColumns))
+	for i, m := range t.Messages {
+		var calls any
+		if len(m.ToolCalls) > 0 {
+			s, err := encodeJSON(m.ToolCalls)
+			if err != nil {
+				return bad(fmt.Sprintf("message %d: tool calls", i), err)
+			}
+			calls = cleanJSON(s)
+		}
+		p.msgs = append(p.msgs, nil, i, m.Role, cleanText(m.Content), m.ContentNull, calls,
+			m.ToolCallID, m.Name, m.Error, m.IsHidden(), m.HiddenKind)
+	}
+	p.decs = make([]any, 0, len(decisions)*len(decisionColumns))
+	for i, d := range decisions {
+		c := check.Decisions[i]
+		reasons, err := encodeJSON(nonNil(c.Reasons))
+		if err != nil {
+			return pendingTrajectory{}, err
+		}
+		args, question, err := evidenceJSON(c.Args)
+		if err != nil {
+			return pendingTrajectory{}, err
+		}
+		p.decs = append(p.decs, nil, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error,
+			c.Action, c.E, c.V, c.G, c.Workflow, string(c.Verdict), string(c.Verdict), c.Mask, c.Queued,
+			cleanJSON(reasons), args, question, cleanText(c.Detail))
+		for _, r := range dedupe(c.Reasons) {
+			p.reasons = append(p.reasons, nil, d.Ordinal, w.runID, r)
+		}
+		if c.Queued {
+			// Until coverage deficits exist, a trajectory's queued
+			// decisions are worth more together: priority is their count.
+			p.queue = append(p.queue, w.runID, nil, d.Ordinal, "auto", cleanJSON(reasons), own.queued, w.overlap, "open", dbTime{w.at})
+		}
+	}
+	return p, nil
+}
+
+// setID puts id into the slot of every row of vals (n values each) at pos.
+func setID(vals []any, n, pos int, id int64) []any {
+	for i := pos; i < len(vals); i += n {
+		vals[i] = id
+	}
+	return vals
 }
 
 // flush writes the buffered batch.
@@ -502,41 +629,10 @@ func (w *importWriter) flush(ctx context.Context) error {
 	for _, p := range w.batch {
 		id := ids[p.t.ID]
 		covs = append(covs, p.cov.values(id, w.runID)...)
-		for i, m := range p.t.Messages {
-			var calls any
-			if len(m.ToolCalls) > 0 {
-				s, err := encodeJSON(m.ToolCalls)
-				if err != nil {
-					return fmt.Errorf("store: %s: trajectory %q (record %d): message %d: tool calls: %w: %w",
-						w.op, p.t.ID, p.t.Source.Index, i, grounding.ErrInvalid, err)
-				}
-				calls = cleanJSON(s)
-			}
-			msgs = append(msgs, id, i, m.Role, cleanText(m.Content), m.ContentNull, calls,
-				m.ToolCallID, m.Name, m.Error, m.IsHidden(), m.HiddenKind)
-		}
-		for i, d := range p.decisions {
-			c := p.check.Decisions[i]
-			reasons, err := encodeJSON(nonNil(c.Reasons))
-			if err != nil {
-				return err
-			}
-			args, question, err := evidenceJSON(c.Args)
-			if err != nil {
-				return err
-			}
-			decs = append(decs, id, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error,
-				c.Action, c.E, c.V, c.G, c.Workflow, string(c.Verdict), string(c.Verdict), c.Mask, c.Queued,
-				cleanJSON(reasons), args, question, cleanText(c.Detail))
-			for _, r := range dedupe(c.Reasons) {
-				rs = append(rs, id, d.Ordinal, w.runID, r)
-			}
-			if c.Queued {
-				// Until coverage deficits exist, a trajectory's queued
-				// decisions are worth more together: priority is their count.
-				qs = append(qs, w.runID, id, d.Ordinal, "auto", cleanJSON(reasons), p.queued, w.overlap, "open", dbTime{w.at})
-			}
-		}
+		msgs = append(msgs, setID(p.msgs, len(messageColumns), 0, id)...)
+		decs = append(decs, setID(p.decs, len(decisionColumns), 0, id)...)
+		rs = append(rs, setID(p.reasons, len(reasonColumns), 0, id)...)
+		qs = append(qs, setID(p.queue, len(queueColumns), 1, id)...)
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "messages", messageColumns, msgs); err != nil {
 		return storeErr(w.op+": insert messages", err)
@@ -544,7 +640,6 @@ func (w *importWriter) flush(ctx context.Context) error {
 	if err := w.d.bulk(ctx, w.stmts, w.d, "decisions", decisionColumns, decs); err != nil {
 		return storeErr(w.op+": insert decisions", err)
 	}
-	w.n.reasons += len(rs) / len(reasonColumns)
 	if err := w.d.bulk(ctx, w.stmts, w.d, "decision_reasons", reasonColumns, rs); err != nil {
 		return storeErr(w.op+": insert decision reasons", err)
 	}
