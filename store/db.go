@@ -144,7 +144,12 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, err
 	}
 	d := dialects[name]
-	x, err := sqlx.Open(d.driver, driverDSN)
+	var x *sqlx.DB
+	if name == "postgres" {
+		x, err = openPostgres(driverDSN)
+	} else {
+		x, err = sqlx.Open(d.driver, driverDSN)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", name, err)
 	}
