@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"groundwork/grounding"
 )
@@ -385,16 +387,25 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(s
 	}
 	defer cur.close()
 
-	// A loader goroutine reads batch after batch (it alone uses tx) while
-	// this one weighs and hands on the previous ones: the database's time
-	// and the rendering overlap. Two batches wait at most.
-	l := exportLoader{db: db, tx: tx, f: f, reasons: map[string]string{}}
+	// Loader goroutines read the batches while this one weighs and hands
+	// on the ones before: the database's time and the rendering overlap.
+	// A few batches wait at most.
 	lctx, cancel := context.WithCancel(ctx)
 	batches := make(chan exportLoaded, 2)
-	go l.run(lctx, cur, batches)
+	loaders, err := db.exportLoaders(lctx, tx, f)
+	if err != nil {
+		cancel()
+		return sum, err
+	}
+	if len(loaders) == 1 {
+		// The loader alone uses tx, the cursor's too.
+		go loaders[0].run(lctx, cur, batches)
+	} else {
+		go runLoaders(lctx, cur, loaders, batches)
+	}
 	stop := func() {
 		cancel()
-		for range batches { // wait until the loader is done with tx
+		for range batches { // wait until the loaders are done with their transactions
 		}
 	}
 	g := exportGroups{parents: sum.Parents, each: each, engines: map[string]bool{}, profiles: map[string]bool{}}
@@ -444,6 +455,149 @@ func (db *DB) exportSnapshot(ctx context.Context, tx *sqlx.Tx, f grounding.Expor
 		return time.Time{}, storeErr(op, err)
 	}
 	return now(), nil
+}
+
+// exportLoaders returns the loaders of an export inside tx. On Postgres,
+// without a limit, there are exportWorkers of them, each in a transaction
+// of its own on its own connection that imports tx's snapshot
+// (pg_export_snapshot), so every batch is read from the same snapshot while
+// two backends and two decoding goroutines share the work: one loader
+// waited on its backend, then decoded, then waited again, and the export
+// ran at the speed of that one connection. The cursor stays on tx. SQLite
+// cannot share a read snapshot between connections, and a limit counts
+// trajectories in order: one loader on tx then.
+func (db *DB) exportLoaders(ctx context.Context, tx *sqlx.Tx, f grounding.ExportFilter) ([]*exportLoader, error) {
+	if db.d.name != "postgres" || f.Limit > 0 {
+		return []*exportLoader{{db: db, tx: tx, f: f, reasons: map[string]string{}}}, nil
+	}
+	op := fmt.Sprintf("export run %d", f.RunID)
+	var snapshot string
+	if err := tx.GetContext(ctx, &snapshot, `SELECT pg_export_snapshot()`); err != nil {
+		return nil, storeErr(op+": export snapshot", err)
+	}
+	ed := exportDialects[db.d.name]
+	out := make([]*exportLoader, 0, exportWorkers)
+	for range exportWorkers {
+		wtx, err := db.x.BeginTxx(ctx, &ed.tx)
+		if err != nil {
+			return nil, storeErr(op, err)
+		}
+		// Ended when ctx is: the export cancels it once it is done.
+		go func() { <-ctx.Done(); wtx.Rollback() }()
+		// The first statement of the transaction; a snapshot id cannot be
+		// a bound parameter.
+		if _, err := wtx.ExecContext(ctx, `SET TRANSACTION SNAPSHOT `+pq.QuoteLiteral(snapshot)); err != nil {
+			return nil, storeErr(op+": import snapshot", err)
+		}
+		for _, q := range ed.setup {
+			if _, err := wtx.ExecContext(ctx, q); err != nil {
+				return nil, storeErr(op, err)
+			}
+		}
+		out = append(out, &exportLoader{db: db, tx: wtx, f: f, reasons: map[string]string{}})
+	}
+	return out, nil
+}
+
+// exportWorkers is how many loaders share a Postgres export.
+const exportWorkers = 2
+
+// runLoaders reads the cursor's batches and has loaders load them
+// concurrently, each batch by whichever loader is free, and sends them to
+// out in cursor order. An error is sent as the last item. It closes out
+// only once every goroutine it started is done with its transaction.
+func runLoaders(ctx context.Context, cur exportCursor, loaders []*exportLoader, out chan<- exportLoaded) {
+	ctx, cancel := context.WithCancel(ctx)
+	var all sync.WaitGroup
+	defer func() {
+		cancel()
+		all.Wait()
+		close(out)
+	}()
+	op := fmt.Sprintf("export run %d", loaders[0].f.RunID)
+	type job struct {
+		n     int
+		batch []exportRow
+	}
+	type done struct {
+		n int
+		exportLoaded
+	}
+	jobs := make(chan job)
+	results := make(chan done, len(loaders))
+	var workers sync.WaitGroup
+	for _, l := range loaders {
+		workers.Add(1)
+		all.Add(1)
+		go func() {
+			defer all.Done()
+			defer workers.Done()
+			for j := range jobs {
+				ts, err := l.load(ctx, j.batch, nil)
+				select {
+				case results <- done{j.n, exportLoaded{ts: ts, err: err}}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	all.Add(2)
+	go func() { defer all.Done(); workers.Wait(); close(results) }()
+	// The cursor (on the export's own transaction), read ahead of the
+	// loaders by a batch.
+	fetched := make(chan error, 1)
+	go func() {
+		defer all.Done()
+		defer close(jobs)
+		for n := 0; ; n++ {
+			batch, err := cur.next(ctx, make([]exportRow, 0, exportBatch), exportBatch)
+			if err != nil {
+				fetched <- storeErr(op+": fetch", err)
+				return
+			}
+			if len(batch) > 0 {
+				select {
+				case jobs <- job{n, batch}:
+				case <-ctx.Done():
+					fetched <- ctx.Err()
+					return
+				}
+			}
+			if len(batch) < exportBatch {
+				fetched <- nil
+				return
+			}
+		}
+	}()
+
+	send := func(b exportLoaded) bool {
+		select {
+		case out <- b:
+			return b.err == nil
+		case <-ctx.Done():
+			return false
+		}
+	}
+	waiting := map[int]exportLoaded{}
+	next := 0
+	for r := range results {
+		waiting[r.n] = r.exportLoaded
+		for {
+			b, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			if !send(b) {
+				return
+			}
+		}
+	}
+	if err := <-fetched; err != nil {
+		send(exportLoaded{err: err})
+	}
 }
 
 // exportLoaded is one loaded batch, or the error that ended loading.
