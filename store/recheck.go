@@ -97,7 +97,7 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 		}
 		at := now()
 		for _, c := range batch {
-			n, err := saveCheck(ctx, tx, c.id, c.result, at)
+			n, err := saveCheck(ctx, tx, db.d.forUpdate, c.id, c.result, at)
 			if err != nil {
 				tx.Rollback()
 				return res, err
@@ -135,7 +135,7 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 	}
 	defer tx.Rollback()
 	for id := range runs {
-		if err := recountRun(ctx, tx, id); err != nil {
+		if err := recountRun(ctx, tx, &db.d, id); err != nil {
 			return res, err
 		}
 		if err := bumpCoverage(ctx, tx, id); err != nil {
@@ -152,8 +152,18 @@ func (db *DB) Recheck(ctx context.Context, runID int64, check func(*grounding.Tr
 
 // saveCheck stores a new automatic check of one trajectory and returns how
 // many automatic verdicts changed.
-func saveCheck(ctx context.Context, tx *sqlx.Tx, id int64, r grounding.Result, at time.Time) (int, error) {
+//
+// It takes the trajectory's locks in the order a settling verdict takes
+// them (queue items, then decisions, then the trajectory): a verdict holds
+// its item while it waits for the decision, and a recheck that had updated
+// the decisions first and then reached for the items deadlocked with it on
+// Postgres. forUpdate is the dialect's row-lock clause.
+func saveCheck(ctx context.Context, tx *sqlx.Tx, forUpdate string, id int64, r grounding.Result, at time.Time) (int, error) {
 	op := fmt.Sprintf("recheck trajectory %d", id)
+	var items []int64
+	if err := tx.SelectContext(ctx, &items, tx.Rebind(`SELECT id FROM queue_items WHERE trajectory_id = ? ORDER BY id`+forUpdate), id); err != nil {
+		return 0, storeErr(op, err)
+	}
 	var old []struct {
 		Ordinal int    `db:"ordinal"`
 		Auto    string `db:"auto_verdict"`
@@ -278,25 +288,36 @@ func recountTrajectory(ctx context.Context, tx *sqlx.Tx, id int64) error {
 	return nil
 }
 
-// recountRun sums a run's check counters from its trajectories. The
-// pending differences of human verdicts are in those sums already, so they
-// go (a verdict settled between the two statements, on Postgres, would be
-// counted twice until the next recount: recheck is not meant to run while
-// a team adjudicates the run).
-func recountRun(ctx context.Context, tx *sqlx.Tx, runID int64) error {
-	if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM run_count_deltas WHERE run_id = ?`), runID); err != nil {
-		return storeErr(fmt.Sprintf("recount run %d", runID), err)
-	}
-	_, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE runs SET
+// recountRun sums a run's check counters from its trajectories and drops
+// the pending differences of human verdicts (run_count_deltas), which those
+// sums hold already. On Postgres verdicts may settle meanwhile: it first
+// waits for the run's row, so a verdict folding its change into the row
+// has committed and the ones after it append deltas; then one statement
+// drops the deltas and sums the trajectories from one snapshot, so each
+// verdict is either in both (dropped and summed) or in neither (its delta
+// stays). With two statements, a verdict between them was counted twice.
+// SQLite's writer is alone, and its CTEs cannot delete: two statements.
+func recountRun(ctx context.Context, tx *sqlx.Tx, d *dialect, runID int64) error {
+	op := fmt.Sprintf("recount run %d", runID)
+	const sums = `UPDATE runs SET
 		n_pass       = (SELECT COALESCE(SUM(n_pass), 0) FROM trajectories t WHERE t.run_id = runs.id),
 		n_fail       = (SELECT COALESCE(SUM(n_fail), 0) FROM trajectories t WHERE t.run_id = runs.id),
 		n_ambiguous  = (SELECT COALESCE(SUM(n_ambiguous), 0) FROM trajectories t WHERE t.run_id = runs.id),
 		n_queued     = (SELECT COALESCE(SUM(n_queued), 0) FROM trajectories t WHERE t.run_id = runs.id),
 		n_supervised = (SELECT COALESCE(SUM(n_supervised), 0) FROM trajectories t WHERE t.run_id = runs.id),
 		n_certified  = (SELECT COUNT(*) FROM trajectories t WHERE t.run_id = runs.id AND t.certified = ?)
-		WHERE id = ?`), true, runID)
-	if err != nil {
-		return storeErr(fmt.Sprintf("recount run %d", runID), err)
+		WHERE id = ?`
+	if d.name != "postgres" {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM run_count_deltas WHERE run_id = ?`), runID); err != nil {
+			return storeErr(op, err)
+		}
+		_, err := tx.ExecContext(ctx, tx.Rebind(sums), true, runID)
+		return storeErr(op, err)
 	}
-	return nil
+	var id int64
+	if err := tx.GetContext(ctx, &id, tx.Rebind(`SELECT id FROM runs WHERE id = ?`+d.forUpdate), runID); err != nil {
+		return storeErr(op, err)
+	}
+	_, err := tx.ExecContext(ctx, tx.Rebind(`WITH gone AS (DELETE FROM run_count_deltas WHERE run_id = ?) `+sums), runID, true, runID)
+	return storeErr(op, err)
 }

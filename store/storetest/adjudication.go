@@ -49,6 +49,7 @@ var adjudicationTests = []struct {
 	{"SetOverlapSettles", testSetOverlapSettles},
 	{"EnqueueByHand", testEnqueueByHand},
 	{"RecheckKeepsQueue", testRecheckKeepsQueue},
+	{"RecheckWhileAdjudicating", testRecheckWhileAdjudicating},
 	{"AgreementStats", testAgreementStats},
 	{"ConcurrentAnnotators", testConcurrentAnnotators},
 	{"ConcurrentDoubleSubmit", testConcurrentDoubleSubmit},
@@ -812,6 +813,71 @@ func testRecheckKeepsQueue(t *testing.T, db *store.DB) {
 	}
 	if it, _ := db.QueueItem(ctx, c.Item.ID); it.State != grounding.QueueDone {
 		t.Errorf("the judged item is %s after recheck", it.State)
+	}
+	checkCounters(t, db, run.ID)
+}
+
+// testRecheckWhileAdjudicating: a recheck of a run recounts its counters
+// while annotators settle verdicts on it; whatever interleaving happens,
+// the counters end equal to what the decisions say, none counted twice or
+// lost.
+func testRecheckWhileAdjudicating(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "busy", 40)
+	var users []grounding.User
+	for i := range 6 {
+		users = append(users, mustUser(t, db, fmt.Sprintf("busy%d", i), grounding.RoleAnnotator))
+	}
+	f := grounding.QueueFilter{RunID: run.ID}
+	done := make(chan struct{})
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	for n, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for step := 0; ; step++ {
+				c, err := db.Next(ctx, u.ID, f, 0)
+				if errors.Is(err, grounding.ErrNotFound) {
+					return
+				}
+				if err != nil {
+					fail(fmt.Errorf("Next(%s): %w", u.Name, err))
+					return
+				}
+				v := grounding.VerdictPass
+				if (step+n)%3 == 0 {
+					v = grounding.VerdictFail
+				}
+				// A recheck may settle the item meanwhile (a 409): fine.
+				if _, err := db.Submit(ctx, u.ID, c.Item.ID, v, "", 0); err != nil && !errors.Is(err, grounding.ErrConflict) {
+					fail(fmt.Errorf("Submit(%s, %d): %w", u.Name, c.Item.ID, err))
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		for range 4 {
+			if _, err := db.Recheck(ctx, run.ID, grounding.CheckDefault, nil); err != nil {
+				fail(fmt.Errorf("Recheck: %w", err))
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
 	}
 	checkCounters(t, db, run.ID)
 }
