@@ -50,6 +50,7 @@ var adjudicationTests = []struct {
 	{"EnqueueByHand", testEnqueueByHand},
 	{"RecheckKeepsQueue", testRecheckKeepsQueue},
 	{"RecheckWhileAdjudicating", testRecheckWhileAdjudicating},
+	{"LowerOverlapWhileClaimed", testLowerOverlapWhileClaimed},
 	{"AgreementStats", testAgreementStats},
 	{"ConcurrentAnnotators", testConcurrentAnnotators},
 	{"ConcurrentDoubleSubmit", testConcurrentDoubleSubmit},
@@ -707,6 +708,62 @@ func testSetOverlapSettles(t *testing.T, db *store.DB) {
 		t.Errorf("after lowering k: %+v", it)
 	}
 	checkCounters(t, db, run.ID)
+}
+
+// testLowerOverlapWhileClaimed: k goes from 3 to 1 while three annotators
+// hold an item; they then submit at once. Exactly one verdict lands, the
+// others are refused as closed, and the item is settled by it.
+func testLowerOverlapWhileClaimed(t *testing.T, db *store.DB) {
+	for round := range 5 {
+		name := fmt.Sprintf("low%d", round)
+		mustImport(t, db, name, name+".jsonl", Ambiguous(name, 2))
+		run := mustRun(t, db, name)
+		if err := db.SetOverlap(ctx, run.ID, 3); err != nil {
+			t.Fatal(err)
+		}
+		f := grounding.QueueFilter{RunID: run.ID}
+		var users []grounding.User
+		var item int64
+		for i := range 3 {
+			u := mustUser(t, db, fmt.Sprintf("%s-%d", name, i), grounding.RoleAnnotator)
+			users = append(users, u)
+			c := mustNext(t, db, u, f)
+			if i > 0 && c.Item.ID != item {
+				t.Fatalf("annotator %d got item %d, want the shared %d", i, c.Item.ID, item)
+			}
+			item = c.Item.ID
+		}
+		if err := db.SetOverlap(ctx, run.ID, 1); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		results := make([]error, len(users))
+		for i, u := range users {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, results[i] = db.Submit(ctx, u.ID, item, grounding.VerdictPass, "", 0)
+			}()
+		}
+		wg.Wait()
+		accepted := 0
+		for i, err := range results {
+			switch {
+			case err == nil:
+				accepted++
+			case !errors.Is(err, grounding.ErrItemClosed) && !errors.Is(err, grounding.ErrConflict):
+				t.Errorf("round %d: annotator %d: %v", round, i, err)
+			}
+		}
+		it, err := db.QueueItem(ctx, item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if accepted != 1 || it.Verdicts != 1 || it.State != grounding.QueueDone {
+			t.Errorf("round %d: %d verdicts accepted, item has %d and is %s; want exactly one, done", round, accepted, it.Verdicts, it.State)
+		}
+		checkCounters(t, db, run.ID)
+	}
 }
 
 func testEnqueueByHand(t *testing.T, db *store.DB) {
