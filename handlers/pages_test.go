@@ -391,3 +391,47 @@ func TestHealth(t *testing.T) {
 }
 
 var _ = http.StatusOK
+
+// TestToolsFromProfile: a τ-bench trajectory records no tools; the checks
+// took the airline profile's schemas as what the agent saw, and the page
+// says so and lists them. A log's own tools are shown as its own.
+func TestToolsFromProfile(t *testing.T) {
+	st := runStore(t)
+	header := st.TrajectoryFn
+	for _, tc := range []struct {
+		domain string
+		tools  []grounding.Tool
+		from   bool
+	}{
+		{"airline", nil, true},
+		{"airline", []grounding.Tool{{Name: "own_tool"}}, false},
+		{"shop", nil, false},
+	} {
+		st.TrajectoryFn = func(id int64) (grounding.TrajectoryHeader, error) {
+			h, err := header(id)
+			h.Domain, h.Tools = tc.domain, tc.tools
+			return h, err
+		}
+		h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+		rec, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5", nil), false)
+		if rec.Code != 200 {
+			t.Fatalf("%s: GET = %d", tc.domain, rec.Code)
+		}
+		summary := doc.Find(`[data-testid=tools] summary`).Text()
+		names := doc.Find(`[data-testid=tools] li .mono.strong`).Length()
+		switch {
+		case tc.from:
+			if !strings.Contains(summary, "given by the airline profile") || names < 5 {
+				t.Errorf("%s without tools: summary %q, %d tools listed; want the airline profile's", tc.domain, summary, names)
+			}
+		case len(tc.tools) > 0:
+			if strings.Contains(summary, "profile") || names != 1 {
+				t.Errorf("%s with its own tools: summary %q, %d tools listed", tc.domain, summary, names)
+			}
+		default:
+			if !strings.Contains(summary, "no tools recorded") || names != 0 {
+				t.Errorf("%s without tools nor a profile giving them: summary %q, %d listed", tc.domain, summary, names)
+			}
+		}
+	}
+}

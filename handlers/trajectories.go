@@ -401,7 +401,15 @@ func trajectoryPage(hd grounding.TrajectoryHeader, chunk views.DecisionChunk) vi
 	if hd.EngineVersion != "" {
 		p.Check = trajectoryCheck(hd)
 	}
-	for _, t := range hd.Tools {
+	tools := hd.Tools
+	if prof := grounding.ProfileFor(hd.Domain); len(tools) == 0 && prof.ToolsGiven {
+		// The log records no tools, and the checks took the profile's
+		// schemas as what the agent saw (τ-bench's scaffold hands them
+		// over): say so, and show those.
+		tools = prof.Schemas
+		p.ToolsFrom = "the " + prof.Name + " profile"
+	}
+	for _, t := range tools {
 		tv := views.ToolView{Name: t.Name, Description: t.Description}
 		if len(t.Parameters) > 0 {
 			tv.Parameters = pretty(t.Parameters)

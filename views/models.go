@@ -131,6 +131,9 @@ type TrajectoryPage struct {
 	Check     *TrajectoryCheck // nil when the trajectory has not been checked
 	Request   Content
 	Tools     []ToolView
+	// ToolsFrom names where Tools come from when the log records none
+	// ("the airline profile"); "" when they are the log's own.
+	ToolsFrom string
 	Chunk     DecisionChunk
 }
 
