@@ -263,6 +263,13 @@ func (imp *fileImport) tauRecord(rec json.RawMessage, record, line int) (*Trajec
 		ok := *t.Reward >= 1
 		t.Success = &ok
 	}
+	successFrom := ""
+	if ok, found := tauBaseSuccess(raw.Info); found {
+		// Some τ-bench forks report a composite reward (success with an
+		// efficiency penalty and a resilience bonus: 0.93) and keep the
+		// binary outcome beside it; that outcome is the success.
+		t.Success, successFrom = &ok, "info.reward_info.components.base_success"
+	}
 	t.Hidden = d.tauHidden(raw.Info)
 	if d.err == nil {
 		t.Messages = d.messages(items, rootPath.at("traj"))
@@ -278,15 +285,36 @@ func (imp *fileImport) tauRecord(rec json.RawMessage, record, line int) (*Trajec
 	t.ID = t.ParentID + "-trial" + trial
 	t.Domain = tauDomain(imp.base, t.Messages)
 	meta, err := json.Marshal(struct {
-		TaskID json.RawMessage `json:"task_id"`
-		Trial  json.RawMessage `json:"trial,omitempty"`
-	}{raw.TaskID, cloneRaw(raw.Trial)})
+		TaskID      json.RawMessage `json:"task_id"`
+		Trial       json.RawMessage `json:"trial,omitempty"`
+		SuccessFrom string          `json:"success_from,omitempty"`
+	}{raw.TaskID, cloneRaw(raw.Trial), successFrom})
 	if err != nil {
 		d.fail(rootPath, "a τ-bench record", err.Error())
 		return nil, d.err
 	}
 	t.Meta = meta
 	return t, nil
+}
+
+// tauBaseSuccess reads info.reward_info.components.base_success, the binary
+// outcome some τ-bench forks report beside a composite reward: found is
+// false when it is absent or not a number.
+func tauBaseSuccess(info json.RawMessage) (success, found bool) {
+	if !bytes.Contains(info, []byte(`"base_success"`)) {
+		return false, false
+	}
+	var v struct {
+		RewardInfo struct {
+			Components struct {
+				BaseSuccess *float64 `json:"base_success"`
+			} `json:"components"`
+		} `json:"reward_info"`
+	}
+	if err := json.Unmarshal(info, &v); err != nil || v.RewardInfo.Components.BaseSuccess == nil {
+		return false, false
+	}
+	return *v.RewardInfo.Components.BaseSuccess >= 1, true
 }
 
 // scalarID renders a task id or trial (a number or a string) for an id.

@@ -862,3 +862,39 @@ func TestScan(t *testing.T) {
 		checkJSONScan(t, []byte(in))
 	}
 }
+
+// TestTauCompositeReward: a τ-bench fork that reports a composite reward
+// (0.93: success less an efficiency penalty plus a resilience bonus) keeps
+// the binary outcome in info.reward_info.components.base_success; that is
+// the trajectory's success, the reward stays as reported, and meta says
+// where the success came from. Without it, reward >= 1 decides.
+func TestTauCompositeReward(t *testing.T) {
+	task := 0
+	rec := func(reward float64, info string) string {
+		task++
+		return fmt.Sprintf(`{"task_id": %d, "trial": 0, "reward": %v, "info": %s, "traj": [{"role": "user", "content": "hi"}]}`, task, reward, info)
+	}
+	src := "[" + strings.Join([]string{
+		rec(0.93, `{"task": {"instruction": "x"}, "reward_info": {"reward": 0.93, "components": {"base_success": 1.0, "efficiency_penalty": -0.17, "composite": 0.93}}}`),
+		rec(0.0, `{"task": {"instruction": "x"}, "reward_info": {"reward": 0.0, "components": {"base_success": 0.0}}}`),
+		rec(0.93, `{"task": {"instruction": "x"}}`),
+		rec(1.0, `{"task": {"instruction": "x"}, "reward_info": {"components": {"base_success": "yes"}}}`),
+	}, ",") + "]"
+	ts, err := readAllTrajectories(strings.NewReader(src), "grok-retail.json", FormatTauBench)
+	if err != nil || len(ts) != 4 {
+		t.Fatalf("Read = %d trajectories, %v", len(ts), err)
+	}
+	for i, want := range []struct {
+		success bool
+		reward  float64
+		from    bool
+	}{{true, 0.93, true}, {false, 0, true}, {false, 0.93, false}, {true, 1, false}} {
+		tr := ts[i]
+		if tr.Succeeded() != want.success || tr.Reward == nil || *tr.Reward != want.reward {
+			t.Errorf("record %d: success %v reward %v; want %v, %v", i, tr.Succeeded(), tr.Reward, want.success, want.reward)
+		}
+		if got := strings.Contains(string(tr.Meta), `"success_from":"info.reward_info.components.base_success"`); got != want.from {
+			t.Errorf("record %d: meta %s; success_from present %v, want %v", i, tr.Meta, got, want.from)
+		}
+	}
+}
