@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 )
 
 // AppendEvidenceJSON appends args as JSON, byte for byte what encoding/json
@@ -24,19 +23,19 @@ func AppendEvidenceJSON(dst []byte, args []ArgEvidence) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"path":`...)
-		dst = appendMarshalString(dst, a.Path)
+		dst = appendJSONString(dst, a.Path)
 		dst = append(dst, `,"value":`...)
 		var err error
 		if dst, err = appendRawValue(dst, a.Value); err != nil {
 			return dst, err
 		}
 		dst = append(dst, `,"role":`...)
-		dst = appendMarshalString(dst, a.Role)
+		dst = appendJSONString(dst, a.Role)
 		dst = append(dst, `,"status":`...)
-		dst = appendMarshalString(dst, a.Status)
+		dst = appendJSONString(dst, a.Status)
 		if a.Reason != "" {
 			dst = append(dst, `,"reason":`...)
-			dst = appendMarshalString(dst, a.Reason)
+			dst = appendJSONString(dst, a.Reason)
 		}
 		dst = append(dst, `,"where":`...)
 		dst = appendEvidenceWhere(dst, &a.Where)
@@ -47,7 +46,7 @@ func AppendEvidenceJSON(dst []byte, args []ArgEvidence) ([]byte, error) {
 
 func appendEvidenceWhere(dst []byte, e *Evidence) []byte {
 	dst = append(dst, `{"found":`...)
-	dst = appendMarshalString(dst, e.Found)
+	dst = appendJSONString(dst, e.Found)
 	dst = append(dst, `,"message":`...)
 	dst = strconv.AppendInt(dst, int64(e.Message), 10)
 	dst = append(dst, `,"start":`...)
@@ -60,7 +59,7 @@ func appendEvidenceWhere(dst []byte, e *Evidence) []byte {
 	} {
 		if f.val != "" {
 			dst = append(dst, f.key...)
-			dst = appendMarshalString(dst, f.val)
+			dst = appendJSONString(dst, f.val)
 		}
 	}
 	dst = append(dst, `,"hidden_entry":`...)
@@ -69,7 +68,7 @@ func appendEvidenceWhere(dst []byte, e *Evidence) []byte {
 	dst = strconv.AppendInt(dst, int64(e.HiddenMessage), 10)
 	if e.Note != "" {
 		dst = append(dst, `,"note":`...)
-		dst = appendMarshalString(dst, e.Note)
+		dst = appendJSONString(dst, e.Note)
 	}
 	return append(dst, '}')
 }
@@ -86,60 +85,4 @@ func appendRawValue(dst []byte, v json.RawMessage) ([]byte, error) {
 		return dst[:n], err
 	}
 	return buf.Bytes(), nil
-}
-
-// appendMarshalString appends s as a JSON string exactly as encoding/json
-// writes it with HTML escaping off: \b, \f, \n, \r and \t by name, other
-// control characters as \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029
-// escaped.
-func appendMarshalString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

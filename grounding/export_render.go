@@ -540,10 +540,11 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// appendJSONString appends s as a JSON string, like encoding/json without
-// HTML escaping: quotes, backslashes and control characters are escaped,
-// U+2028 and U+2029 too (so a line is safe to embed in JavaScript), and
-// invalid UTF-8 becomes U+FFFD.
+// appendJSONString appends s as a JSON string, byte for byte as
+// encoding/json writes it without HTML escaping: quotes, backslashes and
+// control characters are escaped (\b, \f, \n, \r and \t by name), U+2028
+// and U+2029 too (so a line is safe to embed in JavaScript), and invalid
+// UTF-8 becomes \ufffd. The evidence encoder's test holds it to that.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -558,6 +559,10 @@ func appendJSONString(dst []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			case '\n':
 				dst = append(dst, '\\', 'n')
 			case '\r':
