@@ -61,6 +61,23 @@ func TestMigrationFolders(t *testing.T) {
 	}
 }
 
+// gooseProvider is a goose provider over a raw connection of its own to the
+// database, closed when the test ends.
+func gooseProvider(t *testing.T, dialect goose.Dialect, dir string, raw func() (*sql.DB, error)) *goose.Provider {
+	t.Helper()
+	sqldb, err := raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sqldb.Close() })
+	sub, _ := fs.Sub(migrations.FS, dir)
+	p, err := goose.NewProvider(dialect, sqldb, sub, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // upDownUp migrates an empty database up through store.Open, then all the
 // way down and up again with goose, so every Down section is exercised.
 func upDownUp(t *testing.T, dsn string, dialect goose.Dialect, dir string, raw func() (*sql.DB, error)) {
@@ -78,16 +95,7 @@ func upDownUp(t *testing.T, dsn string, dialect goose.Dialect, dir string, raw f
 		t.Fatal(err)
 	}
 
-	sqldb, err := raw()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sqldb.Close()
-	sub, _ := fs.Sub(migrations.FS, dir)
-	p, err := goose.NewProvider(dialect, sqldb, sub, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := gooseProvider(t, dialect, dir, raw)
 	if _, err := p.DownTo(ctx, 0); err != nil {
 		t.Fatalf("down to 0: %v", err)
 	}
@@ -126,16 +134,7 @@ func questionBackfill(t *testing.T, db *store.DB, dialect goose.Dialect, dir str
 	if _, err := db.ImportTrajectories(ctx, "bf", storetest.FileMeta("bf.jsonl"), storetest.Seq(ts...)); err != nil {
 		t.Fatal(err)
 	}
-	sqldb, err := raw()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sqldb.Close()
-	sub, _ := fs.Sub(migrations.FS, dir)
-	p, err := goose.NewProvider(dialect, sqldb, sub, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := gooseProvider(t, dialect, dir, raw)
 	if _, err := p.DownTo(ctx, 11); err != nil {
 		t.Fatalf("down to 11: %v", err)
 	}
