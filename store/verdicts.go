@@ -791,14 +791,15 @@ func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilte
 	where, fargs := queueWhere(f)
 	run, runArgs := "", []any(nil)
 	if f.RunID != 0 {
-		run, runArgs = " AND run_id = ?", []any{f.RunID}
+		run, runArgs = " AND q.run_id = ?", []any{f.RunID}
 	}
-	// One statement: the review screen shows these after every verdict.
+	// One statement and one pass over the run's items: the review screen
+	// shows these after every verdict, and the four counts had been four
+	// scans of queue_items (two of them whole-table).
 	args := []any{userID, dbTime{day}, grounding.EventVerdict, grounding.EventFinal, grounding.QueueOpen}
 	args = append(args, fargs...)
+	args = append(args, grounding.QueueDone, grounding.QueueConflict)
 	args = append(args, runArgs...)
-	args = append(append(args, grounding.QueueDone), runArgs...)
-	args = append(append(args, grounding.QueueConflict), runArgs...)
 	var r struct {
 		Mine      int `db:"mine"`
 		Remaining int `db:"remaining"`
@@ -809,10 +810,11 @@ func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilte
 	err := db.get(ctx, &r, `SELECT
 		(SELECT COUNT(*) FROM verdict_events e WHERE e.user_id = ? AND e.created_at >= ? AND e.kind IN (?, ?)
 			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)) AS mine,
-		(SELECT COUNT(*) FROM queue_items q WHERE q.state = ?`+and(where)+`) AS remaining,
-		(SELECT COUNT(*) FROM queue_items WHERE 1 = 1`+run+`) AS items,
-		(SELECT COUNT(*) FROM queue_items WHERE state = ?`+run+`) AS done,
-		(SELECT COUNT(*) FROM queue_items WHERE state = ?`+run+`) AS conflicts`, args...)
+		COUNT(*) FILTER (WHERE q.state = ?`+and(where)+`) AS remaining,
+		COUNT(*) AS items,
+		COUNT(*) FILTER (WHERE q.state = ?) AS done,
+		COUNT(*) FILTER (WHERE q.state = ?) AS conflicts
+		FROM queue_items q WHERE 1 = 1`+run, args...)
 	p = grounding.Progress{MineToday: r.Mine, Remaining: r.Remaining, Items: r.Items, Done: r.Done, Conflicts: r.Conflicts}
 	return p, storeErr(op, err)
 }

@@ -254,6 +254,20 @@ func testQueueFilters(t *testing.T, db *store.DB) {
 		if got := count(c.f); got != c.want {
 			t.Errorf("%s: %d items, want %d", c.name, got, c.want)
 		}
+		// The review screen's and the queue page's figures count what the
+		// list holds: open items matching the filter; all, settled and
+		// conflicting items of the filter's run (every run without one).
+		if c.f.State != "" {
+			continue
+		}
+		p, err := db.Progress(ctx, 0, c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := count(grounding.QueueFilter{RunID: c.f.RunID, State: "all"})
+		if p.Remaining != c.want || p.Items != items || p.Done != 0 || p.Conflicts != 0 || p.MineToday != 0 {
+			t.Errorf("%s: progress %+v; want %d remaining of %d items", c.name, p, c.want, items)
+		}
 	}
 	// Next follows the filter too.
 	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
