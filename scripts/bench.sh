@@ -2,7 +2,8 @@
 # Measures groundwork on a generated pool next to its floors, as
 # BENCHMARKS.md reports: import + checks on SQLite and Postgres against
 # encoding/json alone and json + COPY alone, then page latency under 16
-# concurrent clients and the server's peak RSS.
+# concurrent clients (CPU per request of the server and of Postgres) and the
+# server's peak RSS.
 #
 #   scripts/bench.sh [TRAJECTORIES]      (default 35000)
 #
@@ -47,24 +48,30 @@ serve() {
 
 pages() {
   local mid=$((N / 2))
-  local paths=(/runs "/runs/1?after=gen-retail-0$((N * 3 / 4))" "/runs/1?verdict=ambiguous&domain=airline" "/trajectories/$mid" "/trajectories/$((mid + 1))/decisions?from=0")
-  # Pages of capabilities that may not exist in this checkout yet.
-  for p in /review /queue /coverage; do
-    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:18181$p")
-    [ "$code" != 404 ] && paths+=("$p")
-  done
+  local paths=(/runs "/runs/1?after=gen-retail-0$((N * 3 / 4))" "/runs/1?verdict=ambiguous&domain=airline" "/trajectories/$mid" "/trajectories/$((mid + 1))/decisions?from=0" /queue /coverage)
   "$work/bench" load --url http://127.0.0.1:18181 --user admin --password "$password" --pid "$server" --clients 16 --requests 2000 "${paths[@]}"
+  # The review screen as sixteen annotators, each holding a claim of their own.
+  "$work/bench" load --url http://127.0.0.1:18181 --user ann --users 16 --password "$password" --pid "$server" --clients 16 --requests 2000 /review
+}
+
+# annotators DB_FLAGS...: sixteen annotator accounts ann1..ann16 with $password.
+annotators() {
+  for i in $(seq 1 16); do
+    echo "$password" | "$work/groundwork" user add "ann$i" --role annotator "$@" >/dev/null
+  done
 }
 
 for where in sqlite postgres; do
   echo "== page latency, $where, 16 clients"
   if [ "$where" = sqlite ]; then
     serve --data "$work/sqlite"
+    annotators --data "$work/sqlite"
   else
     # A fresh admin for the Postgres database: user add reads the password from stdin.
-    echo "bench-password-$$" | "$work/groundwork" user add admin --role admin --db "$PGDB" >/dev/null
-    serve --db "$PGDB"
     password="bench-password-$$"
+    echo "$password" | "$work/groundwork" user add admin --role admin --db "$PGDB" >/dev/null
+    annotators --db "$PGDB"
+    serve --db "$PGDB"
   fi
   pages
   kill "$server"; wait "$server" 2>/dev/null || true; server=
