@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -67,6 +68,14 @@ func goldenPools(t *testing.T) []goldenPool {
 		gen = append(gen, tr)
 	}
 	pools = append(pools, goldenPool{name: "gen-mixed", pool: gen})
+	edge := edgePool(t)
+	for _, prof := range EmbeddedProfiles() {
+		p, err := LoadProfile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pools = append(pools, goldenPool{name: "edge@" + prof, pool: edge, profile: p})
+	}
 	for _, l := range goldenRealLogs {
 		pool, err := readPool(l.path)
 		if os.IsNotExist(err) {
@@ -91,6 +100,63 @@ func goldenPools(t *testing.T) []goldenPool {
 		}
 	}
 	return pools
+}
+
+// edgePool gathers small and odd trajectories: degenerate ones, the
+// FuzzCheck seed corpus (as FuzzCheck decodes it) and the importer fixtures.
+func edgePool(t *testing.T) []*Trajectory {
+	t.Helper()
+	one, zero := 1.0, 0.0
+	pool := []*Trajectory{
+		{ID: "empty", Domain: "airline", Reward: &one},
+		{ID: "user-only", Domain: "airline", Reward: &zero, Messages: []Message{{Role: RoleUser, Content: "Hi, my id is mia_li_3668."}}},
+		{ID: "reply-only", Messages: []Message{{Role: RoleAssistant, Content: "Your total is $250 on May 20th."}}},
+	}
+	seeds, err := filepath.Glob("testdata/fuzz/FuzzCheck/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs [][]byte
+	g := lcg(7)
+	for i := 0; i < 3; i++ {
+		b, _ := json.Marshal(benchTrajectory(&g, i))
+		inputs = append(inputs, b)
+	}
+	inputs = append(inputs, []byte("user\x00My id is mia_li_3668, fly May 20th at 7 PM, $250\x00assistant\x00{\"user_id\":\"mia_li_3668\"}\x00tool\x00{\"a\":[1,2,{\"b\":\"2024-05-20T15:00:00\"}]}"))
+	for _, f := range seeds {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, lit, _ := strings.Cut(string(raw), "\n")
+		lit = strings.TrimSpace(lit)
+		lit = strings.TrimSuffix(strings.TrimPrefix(lit, "[]byte("), ")")
+		b, err := strconv.Unquote(lit)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		inputs = append(inputs, []byte(b))
+	}
+	for i, data := range inputs {
+		var tr Trajectory
+		if json.Unmarshal(data, &tr) != nil {
+			tr = fuzzTrajectory(data)
+		}
+		tr.ID = fmt.Sprintf("fuzz-%d-%s", i, tr.ID)
+		pool = append(pool, &tr)
+	}
+	fixtures, err := filepath.Glob("testdata/import/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fixtures {
+		p, err := readPool(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		pool = append(pool, p...)
+	}
+	return pool
 }
 
 // resultDigest is the SHA-256 of a Result's JSON encoding.
