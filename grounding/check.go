@@ -299,6 +299,10 @@ type checker struct {
 	visibleTools map[string]*toolSchema
 	schemaNames  map[string]bool
 
+	// scratch of checkText (never nested)
+	found      []checked
+	argScratch []ArgEvidence
+
 	hidden   map[string]hiddenOcc
 	hiddenOK bool
 	hidTexts []hiddenText
@@ -386,6 +390,19 @@ func (c *checker) run() Result {
 		r.R = 1
 	}
 	r.Workflow = true
+	// One result per decision: size the slice once (DecisionResult is large).
+	n := 0
+	for i := range t.Messages {
+		if m := &t.Messages[i]; m.Role == RoleAssistant && !m.IsHidden() {
+			if m.Content != "" {
+				n++
+			}
+			n += len(m.ToolCalls)
+		}
+	}
+	if n > 0 { // a trajectory without decisions keeps "decisions": null
+		r.Decisions = make([]DecisionResult, 0, n)
+	}
 	c.pairCalls()
 	c.setupTools()
 	if t.Request != "" {

@@ -334,6 +334,9 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		}
 	}
 	sev := sevOK
+	if d.Args == nil {
+		d.Args = make([]ArgEvidence, 0, len(leaves))
+	}
 	for j, l := range leaves {
 		ap := roles[j]
 		if l.kind == 'z' {

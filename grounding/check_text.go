@@ -18,11 +18,12 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		c.scanProse(text, b)
 	}
 
-	type checked struct {
-		arg int // index in d.Args
-		f   finding
-	}
-	var found []checked
+	// The values checked here are collected in a scratch slice and added
+	// to d.Args at once, so a reply's evidence is allocated once at its
+	// final size instead of growing (ArgEvidence is large).
+	found := c.found[:0]
+	args := c.argScratch[:0]
+	base := len(d.Args)
 	var stated []float64
 	sev := sevOK
 	for i := range b.ms {
@@ -95,8 +96,8 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		if f.sev > sev {
 			sev = f.sev
 		}
-		found = append(found, checked{arg: len(d.Args), f: f})
-		d.Args = append(d.Args, ArgEvidence{
+		found = append(found, checked{arg: base + len(args), ent: f.ent, status: f.status})
+		args = append(args, ArgEvidence{
 			Path:   field + "[" + strconv.Itoa(int(m.start)) + ":" + strconv.Itoa(int(m.end)) + "]",
 			Value:  rawJSON(span),
 			Role:   role,
@@ -105,6 +106,15 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			Where:  f.ev,
 		})
 	}
+	if len(args) > 0 {
+		if d.Args == nil {
+			d.Args = make([]ArgEvidence, 0, len(args))
+		}
+		d.Args = append(d.Args, args...)
+	}
+	clear(args) // drop references to this text's strings
+	c.argScratch = args[:0]
+	defer func() { c.found = found[:0] }()
 	if reply == nil && field != "content" {
 		return sev
 	}
@@ -127,11 +137,11 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		}
 		mentioned := map[int32][]int{}
 		for k, x := range found {
-			if x.f.ent < 0 || (x.f.status != StatusLiteral && x.f.status != StatusNormalized) {
+			if x.ent < 0 || (x.status != StatusLiteral && x.status != StatusNormalized) {
 				continue
 			}
-			if _, ok := ks.pos[x.f.ent]; ok {
-				mentioned[x.f.ent] = append(mentioned[x.f.ent], k)
+			if _, ok := ks.pos[x.ent]; ok {
+				mentioned[x.ent] = append(mentioned[x.ent], k)
 			}
 		}
 		if len(mentioned) != 1 {
@@ -165,6 +175,13 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		}
 	}
 	return sev
+}
+
+// checked is a value checkText added to d.Args: where, and what it matched.
+type checked struct {
+	arg    int // index in d.Args
+	ent    int32
+	status string
 }
 
 // scanProse scans text as prose into b.
