@@ -67,8 +67,8 @@ func (c *checker) assistant(i int) {
 		c.indexMentions(b, i, srcAgent, nil, bad)
 		for j := range b.ms {
 			mm := &b.ms[j]
-			id, ok := c.entryFor(b.key(mm))
-			if !ok {
+			id := c.mentionEntry(b, mm)
+			if id < 0 {
 				continue
 			}
 			e := &c.ents[id]

@@ -69,6 +69,10 @@ type mention struct {
 	valObj     int32 // for a key: the object that is its value, else -1
 	num        float64
 	jsonKey    string // last object key on the path ("" for text and array items)
+	// ent is the index entry of the key, set when the buffer is indexed
+	// (checker.indexMentions), so later passes over the same buffer do not
+	// look the key up again; -1 when not indexed.
+	ent int32
 }
 
 // jobj is one JSON object of a scanned document: the mentions inside it are
@@ -531,6 +535,7 @@ func (sc *textScanner) add(kind mkind, start, end int, norm normKind) *mention {
 	b.ms = append(b.ms, sc.ctx)
 	m := &b.ms[len(b.ms)-1]
 	m.kind, m.norm = kind, norm
+	m.ent = -1
 	m.start, m.end = int32(start), int32(end)
 	m.k0 = int32(len(b.arena))
 	return m

@@ -112,6 +112,18 @@ func (c *checker) entryFor(key []byte) (int32, bool) {
 	return -1, false
 }
 
+// mentionEntry is entryFor for a mention of an indexed buffer.
+func (c *checker) mentionEntry(buf *mentionBuf, m *mention) int32 {
+	if m.ent >= 0 {
+		return m.ent
+	}
+	id, ok := c.entryFor(buf.key(m))
+	if !ok {
+		return -1
+	}
+	return id
+}
+
 // find is entryFor for a string key.
 func (c *checker) find(k string) (int32, bool) {
 	if id, ok := c.keys[k]; ok {
@@ -222,9 +234,11 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 		m := &buf.ms[i]
 		key := buf.key(m)
 		if len(key) <= 2 {
+			m.ent = -1
 			continue
 		}
 		id := c.ensureEntryIn(key, buf, m.k0, m.k1)
+		m.ent = id
 		if m.kind == mWord && m.norm == nkNone {
 			lastWord, lastStart, lastEnd = id, m.start, m.end
 		}
@@ -305,8 +319,8 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 			if !m.wholeLeaf || m.isKey {
 				continue
 			}
-			id, ok := c.entryFor(buf.key(m))
-			if !ok {
+			id := c.mentionEntry(buf, m)
+			if id < 0 {
 				continue
 			}
 			for _, r := range recordEnts {
@@ -354,7 +368,10 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 			if echoKeys != nil && echoKeys[string(key)] {
 				continue
 			}
-			id := c.ensureEntryIn(key, buf, m.k0, m.k1)
+			id := m.ent
+			if id < 0 {
+				id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			}
 			ks := c.kindSet(k.name)
 			if _, seen := ks.pos[id]; !seen {
 				cand := candidate{ent: id, msg: int32(msg)}
@@ -376,7 +393,11 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 						if len(ak) <= 2 || string(ak) == string(key) {
 							continue
 						}
-						c.attrBuf = append(c.attrBuf, attr{ent: c.ensureEntryIn(ak, buf, a.k0, a.k1), key: a.jsonKey})
+						aid := a.ent
+						if aid < 0 {
+							aid = c.ensureEntryIn(ak, buf, a.k0, a.k1)
+						}
+						c.attrBuf = append(c.attrBuf, attr{ent: aid, key: a.jsonKey})
 					}
 				}
 				cand.attrs = c.attrBuf[a0:len(c.attrBuf):len(c.attrBuf)]
