@@ -349,12 +349,61 @@ func compileToolSchema(raw json.RawMessage) *toolSchema {
 	return ts
 }
 
+// validateMemo remembers the outcome of validating a call's arguments: logs
+// repeat the same calls (every trial of a task looks the same user up), and
+// validating decodes the arguments into maps and walks the schema, which
+// costs more than all the other checks of a typical read. The outcome is a
+// pure function of the compiled schema and the argument bytes. The memo is
+// shared by all checks and bounded in bytes; once full it stops growing.
+var validateMemo struct {
+	sync.RWMutex
+	m     map[validateKey]string
+	bytes int
+}
+
+type validateKey struct {
+	ts   *toolSchema
+	args string
+}
+
+const (
+	validateMemoMaxBytes = 8 << 20
+	validateMemoMaxArgs  = 4 << 10 // longer arguments are validated every time
+)
+
 // validate checks decoded-from-JSON arguments against the schema and returns
 // a one-line problem, or "".
 func (ts *toolSchema) validate(args json.RawMessage) string {
 	if ts == nil || ts.schema == nil {
 		return ""
 	}
+	if len(args) > validateMemoMaxArgs {
+		return ts.validateNow(args)
+	}
+	validateMemo.RLock()
+	p, ok := validateMemo.m[validateKey{ts, string(args)}]
+	validateMemo.RUnlock()
+	if ok {
+		return p
+	}
+	p = ts.validateNow(args)
+	validateMemo.Lock()
+	if validateMemo.m == nil {
+		validateMemo.m = map[validateKey]string{}
+	}
+	if n := len(args) + len(p) + 64; validateMemo.bytes+n <= validateMemoMaxBytes {
+		k := validateKey{ts, string(args)}
+		if _, dup := validateMemo.m[k]; !dup {
+			validateMemo.m[k] = p
+			validateMemo.bytes += n
+		}
+	}
+	validateMemo.Unlock()
+	return p
+}
+
+// validateNow is validate without the memo.
+func (ts *toolSchema) validateNow(args json.RawMessage) string {
 	inst, ok := decodeAny(string(args))
 	if !ok {
 		return "arguments are not valid JSON"
