@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -200,23 +201,35 @@ func onlyDigits(s string) bool {
 // appendStringKey appends the canonical string key of s: lower-cased, with
 // each run of space, '-' and '_' folded to a single '_', trimmed.
 func appendStringKey(b []byte, s string) []byte {
+	// The key is never longer than "s:" and s: every '_' written stands for
+	// at least one separator dropped. Growing once and writing by index
+	// keeps this per-token loop free of append's capacity checks.
+	b = slices.Grow(b, len(s)+2)
 	b = append(b, 's', ':')
 	start := len(b)
+	n := start
+	b = b[:start+len(s)]
 	sep := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == ' ' || c == '-' || c == '_' || c == '\t' || c == '\n' || c == '\r' {
+		if keySep[c] {
 			sep = true
 			continue
 		}
-		if sep && len(b) > start {
-			b = append(b, '_')
+		if sep && n > start {
+			b[n] = '_'
+			n++
 		}
 		sep = false
-		b = append(b, lowerByte(c))
+		b[n] = lowerByte(c)
+		n++
 	}
-	return b
+	return b[:n]
 }
+
+// keySep marks the separators that fold to '_' in a string key: space,
+// '-', '_', tab, newline, CR.
+var keySep = [256]bool{' ': true, '-': true, '_': true, '\t': true, '\n': true, '\r': true}
 
 // stringKey returns the canonical key of a string value.
 func stringKey(s string) string { return string(appendStringKey(nil, s)) }
