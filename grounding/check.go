@@ -261,6 +261,7 @@ type checker struct {
 	rbuf mentionBuf // the reply of the assistant message being checked
 	sc   textScanner
 	jw   jsonWalker
+	memo scanMemo // the walker's memo of key and value scans
 	nums []numOcc
 	// stated are amounts the agent's replies stated with support.
 	stated []numOcc
@@ -327,7 +328,7 @@ type smallOcc struct {
 }
 
 func newChecker() *checker {
-	return &checker{
+	c := &checker{
 		keys:       map[string]int32{},
 		kinds:      map[string]*kindSet{},
 		records:    map[[2]int32]bool{},
@@ -335,6 +336,8 @@ func newChecker() *checker {
 		readEnts:   map[int32]bool{},
 		callAt:     map[[2]int]int{},
 	}
+	c.jw.memo = &c.memo
+	return c
 }
 
 func (c *checker) reset(t *Trajectory, p *Profile) {
@@ -373,6 +376,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.hiddenOK = false
 	c.hidTexts = c.hidTexts[:0]
 	c.sc = textScanner{smallAt: c.rt.weakMax}
+	c.memo.reset()
 	c.res = Result{}
 }
 

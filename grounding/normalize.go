@@ -74,6 +74,9 @@ type mention struct {
 	// (checker.indexMentions), so later passes over the same buffer do not
 	// look the key up again; -1 when not indexed.
 	ent int32
+	// tpl is the scanMemo template the mention was replayed from or
+	// recorded as, -1 none: indexing it tells the template its entry.
+	tpl int32
 }
 
 // jobj is one JSON object of a scanned document: the mentions inside it are
@@ -548,7 +551,7 @@ func (sc *textScanner) add(kind mkind, start, end int, norm normKind) *mention {
 	b.ms = append(b.ms, sc.ctx)
 	m := &b.ms[len(b.ms)-1]
 	m.kind, m.norm = kind, norm
-	m.ent = -1
+	m.ent, m.tpl = -1, -1
 	m.start, m.end = int32(start), int32(end)
 	m.k0 = int32(len(b.arena))
 	return m

@@ -34,6 +34,8 @@ type jsonWalker struct {
 	lastP0, lastP1 int32
 	sc             *textScanner
 	bad            bool
+	// memo, when set, remembers the scans of keys and string values.
+	memo *scanMemo
 	// onLeaf, when set, receives every scalar instead of the scanner:
 	// kind is 's' (string), 'n' (number), 'b' (true/false) or 'z' (null);
 	// [start,end) is the raw value in src (strings with their quotes).
@@ -225,6 +227,26 @@ func (w *jsonWalker) value(obj int32, key string) {
 // stringLeaf reports a JSON string value at [start,end) of the source: as
 // text (its words, dates, ids) and, when it has several words, as a whole.
 func (w *jsonWalker) stringLeaf(s string, start, end int) {
+	sm := w.memo
+	if sm == nil || end-start != len(s) {
+		w.scanString(s, start, end)
+		return
+	}
+	sc := w.sc
+	sm.sync(sc)
+	if rec, ok := sm.vals[s]; ok {
+		sm.replay(sc, rec, start)
+		return
+	}
+	n0, pend := len(sc.out.ms), len(sc.pendingMD)
+	w.scanString(s, start, end)
+	if len(sc.pendingMD) == pend {
+		sm.vals[s] = sm.record(sc, n0, start)
+	}
+}
+
+// scanString is stringLeaf without the memo.
+func (w *jsonWalker) scanString(s string, start, end int) {
 	sc := w.sc
 	n0 := len(sc.out.ms)
 	escaped := end-start != len(s)
@@ -342,11 +364,11 @@ func (w *jsonWalker) object(parent int32) {
 		w.sc.ctx.isKey = true
 		nk := len(out.ms)
 		if kend-kstart == len(k) {
-			w.sc.scan(k, kstart)
+			w.scanKey(k, kstart, kend)
 		} else {
 			w.sc.word(k, kstart, kend, mWord, nkNone)
+			markWhole(out, nk, kstart, kend)
 		}
-		markWhole(out, nk, kstart, kend)
 		w.sc.ctx.isKey = false
 		w.ws()
 		if w.pos >= len(w.src) || w.src[w.pos] != ':' {
@@ -377,6 +399,25 @@ func (w *jsonWalker) object(parent int32) {
 			return
 		}
 		w.bad = true
+	}
+}
+
+// scanKey scans an object key written without escapes, at [kstart,kend).
+func (w *jsonWalker) scanKey(k string, kstart, kend int) {
+	sc := w.sc
+	sm := w.memo
+	if sm != nil {
+		sm.sync(sc)
+		if rec, ok := sm.keys[k]; ok {
+			sm.replay(sc, rec, kstart)
+			return
+		}
+	}
+	nk, pend := len(sc.out.ms), len(sc.pendingMD)
+	sc.scan(k, kstart)
+	markWhole(sc.out, nk, kstart, kend)
+	if sm != nil && len(sc.pendingMD) == pend {
+		sm.keys[k] = sm.record(sc, nk, kstart)
 	}
 }
 

@@ -237,8 +237,14 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 			m.ent = -1
 			continue
 		}
-		id := c.ensureEntryIn(key, buf, m.k0, m.k1)
-		m.ent = id
+		id := m.ent // known when replayed from a scan memo template
+		if id < 0 {
+			id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			m.ent = id
+			if m.tpl >= 0 {
+				c.memo.ms[m.tpl].ent = id
+			}
+		}
 		if m.kind == mWord && m.norm == nkNone {
 			lastWord, lastStart, lastEnd = id, m.start, m.end
 		}
