@@ -277,10 +277,14 @@ type checker struct {
 	textMsgs     []int32        // visible non-agent messages with free text (not JSON)
 	userMsgs     []int32        // visible user messages
 	lastWasJSON  bool
-	bases        []baseRef // long system texts indexed through baseCache
-	pos          int       // the message being processed
-	jsonMsgs     []int32   // visible non-agent JSON observations
-	sums         map[string]derivation
+	bases        []baseRef          // long system texts indexed through baseCache
+	pos          int                // the message being processed
+	jsonMsgs     []int32            // visible non-agent JSON observations
+	sums         map[float64]sumRef // value → its first group derivation
+	sumGroups    []sumGroup
+	groupAt      map[string]int32 // scratch of groupSumsUpTo: group key → index in sumGroups
+	groupVals    []groupVal
+	groupKey     []byte
 	summedTo     int
 	pendingMD    []pendingAt
 	pending      []int32        // entries named by agent text since the last "yes"
@@ -357,7 +361,9 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.jsonMsgs = c.jsonMsgs[:0]
 	c.bases = c.bases[:0]
 	c.pos = 0
-	c.sums = nil
+	clear(c.sums)
+	clear(c.sumGroups) // drop the old trajectory's values
+	c.sumGroups = c.sumGroups[:0]
 	c.summedTo = -1
 	c.pendingMD = c.pendingMD[:0]
 	c.pending = c.pending[:0]

@@ -726,8 +726,12 @@ func (c *checker) knowledgeSupport(keys []string, table string, msg int) (findin
 func (c *checker) derive(v float64, msg int) (string, bool) {
 	const eps = 1e-6
 	c.groupSumsUpTo(msg)
-	if d, ok := c.sums[numberKey(v)]; ok && d.msg < msg {
-		return d.text, true
+	key := v
+	if key == 0 {
+		key = 0 // -0
+	}
+	if r, ok := c.sums[key]; ok && r.msg(c) < msg {
+		return r.text(c), true
 	}
 	// Recent non-agent messages with numbers.
 	var recent []int32
@@ -788,10 +792,57 @@ func (c *checker) derive(v float64, msg int) (string, bool) {
 	return "", false
 }
 
-// derivation is a number a group of an observation sums to.
-type derivation struct {
-	msg  int
-	text string
+// sumGroup is one group of an observation's numbers (see groupSumsUpTo).
+type sumGroup struct {
+	label string // the wildcarded path, for the derivation's text
+	msg   int
+	wide  bool // every index and id-like key wildcarded, not only the last index
+	xs    []float64
+}
+
+// sumRef says how a value derives from a group: the total, the total times
+// k, or the subset sum of mask. Its text is rendered only when a
+// derivation is reported: most of the sums are never asked for.
+type sumRef struct {
+	group int32
+	op    uint8 // sumTotal, sumTimes, sumSubset
+	k     uint8
+	mask  uint32
+	v     float64 // the value, exactly as computed
+}
+
+const (
+	sumTotal = iota
+	sumTimes
+	sumSubset
+)
+
+func (r sumRef) msg(c *checker) int { return c.sumGroups[r.group].msg }
+
+// text renders the derivation: "152 + 103 (flights[*].price in message 4) = 255".
+func (r sumRef) text(c *checker) string {
+	g := &c.sumGroups[r.group]
+	where := " (" + g.label + " in message " + strconv.Itoa(g.msg) + ")"
+	switch r.op {
+	case sumTotal:
+		if len(g.xs) > 8 {
+			return "sum of " + strconv.Itoa(len(g.xs)) + " values" + where + " = " + fmtNum(r.v)
+		}
+		parts := make([]string, len(g.xs))
+		for i, x := range g.xs {
+			parts[i] = fmtNum(x)
+		}
+		return strings.Join(parts, " + ") + where + " = " + fmtNum(r.v)
+	case sumTimes:
+		return fmtNum(float64(r.k)) + " × sum" + where + " = " + fmtNum(r.v)
+	}
+	var parts []string
+	for i, x := range g.xs {
+		if r.mask&(1<<i) != 0 {
+			parts = append(parts, fmtNum(x))
+		}
+	}
+	return strings.Join(parts, " + ") + where + " = " + fmtNum(r.v)
 }
 
 // groupSumsUpTo adds the group sums of the JSON observations before msg not
@@ -802,7 +853,8 @@ type derivation struct {
 // the total.
 func (c *checker) groupSumsUpTo(msg int) {
 	if c.sums == nil {
-		c.sums = map[string]derivation{}
+		c.sums = map[float64]sumRef{}
+		c.groupAt = map[string]int32{}
 	}
 	for _, m := range c.jsonMsgs {
 		if int(m) >= msg || int(m) <= c.summedTo {
@@ -810,8 +862,20 @@ func (c *checker) groupSumsUpTo(msg int) {
 		}
 		c.summedTo = int(m)
 		content := c.t.Messages[m].Content
-		groups := map[string][]float64{}
-		var order []string
+		// The groups of this message, in order of first appearance, and
+		// every number with its group (a number joins up to two groups).
+		clear(c.groupAt)
+		g0 := len(c.sumGroups)
+		vals := c.groupVals[:0]
+		join := func(key []byte, f float64) {
+			g, ok := c.groupAt[string(key)]
+			if !ok {
+				g = int32(len(c.sumGroups))
+				c.groupAt[string(key)] = g
+				c.sumGroups = append(c.sumGroups, sumGroup{label: string(key[2:]), msg: int(m), wide: key[0] == 'w'})
+			}
+			vals = append(vals, groupVal{g, f})
+		}
 		c.jw.walkLeaves(content, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
 			if kind != 'n' {
 				return
@@ -827,16 +891,12 @@ func (c *checker) groupSumsUpTo(msg int) {
 			if last >= 0 {
 				saved := w.segs[last].index
 				w.segs[last].index = wildIndex
-				g := "s\x00" + string(w.appendPath(nil))
+				c.groupKey = w.appendPath(append(c.groupKey[:0], "s\x00"...))
 				w.segs[last].index = saved
-				if _, ok := groups[g]; !ok {
-					order = append(order, g)
-				}
-				groups[g] = append(groups[g], f)
+				join(c.groupKey, f)
 			}
 			// wide: every index and id-like key wildcarded
-			var b []byte
-			b = append(b, "w\x00"...)
+			b := append(c.groupKey[:0], "w\x00"...)
 			wild := false
 			for _, sg := range w.segs {
 				switch {
@@ -851,39 +911,37 @@ func (c *checker) groupSumsUpTo(msg int) {
 					b = append(b, sg.key...)
 				}
 			}
+			c.groupKey = b
 			if wild {
-				g := string(b)
-				if _, ok := groups[g]; !ok {
-					order = append(order, g)
-				}
-				groups[g] = append(groups[g], f)
+				join(b, f)
 			}
 		})
-		for _, g := range order {
-			xs := groups[g]
+		// Each group's numbers in order.
+		for g := g0; g < len(c.sumGroups); g++ {
+			var xs []float64
+			for _, v := range vals {
+				if int(v.g) == g {
+					xs = append(xs, v.v)
+				}
+			}
+			c.sumGroups[g].xs = xs
+		}
+		c.groupVals = vals[:0]
+		for g := g0; g < len(c.sumGroups); g++ {
+			xs := c.sumGroups[g].xs
 			if len(xs) < 2 {
 				continue
 			}
-			label := g[2:]
-			where := " (" + label + " in message " + strconv.Itoa(int(m)) + ")"
 			sum := 0.0
 			for _, x := range xs {
 				sum += x
 			}
-			if len(xs) <= 8 {
-				parts := make([]string, len(xs))
-				for i, x := range xs {
-					parts[i] = fmtNum(x)
-				}
-				c.addSum(sum, int(m), strings.Join(parts, " + ")+where+" = "+fmtNum(sum))
-			} else {
-				c.addSum(sum, int(m), "sum of "+strconv.Itoa(len(xs))+" values"+where+" = "+fmtNum(sum))
-			}
+			c.addSum(sumRef{group: int32(g), op: sumTotal, v: sum})
 			for k := 2.0; k <= 5; k++ {
-				c.addSum(sum*k, int(m), fmtNum(k)+" × sum"+where+" = "+fmtNum(sum*k))
+				c.addSum(sumRef{group: int32(g), op: sumTimes, k: uint8(k), v: sum * k})
 			}
 			limit := 8
-			if g[0] == 'w' {
+			if c.sumGroups[g].wide {
 				limit = 6
 			}
 			if len(xs) > limit {
@@ -894,26 +952,38 @@ func (c *checker) groupSumsUpTo(msg int) {
 					continue // a single value is not a derivation
 				}
 				s := 0.0
-				var parts []string
 				for i := range xs {
 					if mask&(1<<i) != 0 {
 						s += xs[i]
-						parts = append(parts, fmtNum(xs[i]))
 					}
 				}
-				c.addSum(s, int(m), strings.Join(parts, " + ")+where+" = "+fmtNum(s))
+				c.addSum(sumRef{group: int32(g), op: sumSubset, mask: uint32(mask), v: s})
 			}
 		}
 	}
 }
 
-func (c *checker) addSum(v float64, msg int, text string) {
-	if c.weakNumber(v) {
+// groupVal is a number of an observation and the group it joins.
+type groupVal struct {
+	g int32
+	v float64
+}
+
+// addSum keeps the first derivation of each value. Values are keyed by
+// their float64 (0 for -0), which is what their canonical key n:… names.
+func (c *checker) addSum(r sumRef) {
+	if c.weakNumber(r.v) {
 		return
 	}
-	k := numberKey(v)
-	if _, ok := c.sums[k]; !ok {
-		c.sums[k] = derivation{msg: msg, text: text}
+	v := r.v
+	if v != v {
+		return // NaN: amounts looked up are finite
+	}
+	if v == 0 {
+		v = 0 // -0 and 0 are both n:0
+	}
+	if _, ok := c.sums[v]; !ok {
+		c.sums[v] = r
 	}
 }
 
