@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -308,6 +309,8 @@ type checker struct {
 	found      []checked
 	argScratch []ArgEvidence
 
+	lows []lowText // per message, made on demand (lowOf)
+
 	hidden   map[string]hiddenOcc
 	hiddenOK bool
 	hidTexts []hiddenText
@@ -381,6 +384,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.hidden = nil
 	c.hiddenOK = false
 	c.hidTexts = c.hidTexts[:0]
+	clear(c.lows)
+	c.lows = slices.Grow(c.lows[:0], len(t.Messages))[:len(t.Messages)]
 	c.sc = textScanner{smallAt: c.rt.weakMax}
 	c.memo.reset()
 	c.res = Result{}
@@ -585,6 +590,7 @@ func (c *checker) baseFor(content string) *baseIndex {
 	saved := c.sc.out
 	c.scanContent(content, &b)
 	bi = newBaseIndex(&b, c.lastWasJSON, c.sc.pendingMD)
+	bi.low, bi.upper = strings.ToLower(content), hasASCIIUpper(content)
 	c.sc.pendingMD = c.sc.pendingMD[:0]
 	c.sc.out = saved
 	baseCache.Lock()
@@ -703,9 +709,17 @@ func (c *checker) collectSmall(msg int, s src) {
 // proposed since the previous yes.
 func (c *checker) userTurn(msg int, content string) {
 	c.lastUser = msg
-	c.lastYes = c.affirmative(content)
-	c.lastNo = c.refusal(content)
-	pick := !c.lastNo && c.selection(content)
+	// The yes/no phrases are matched in the trimmed text, the pick phrases
+	// in the whole one; both lowered once.
+	trimmed := strings.TrimSpace(content)
+	lowTrim := strings.ToLower(trimmed)
+	low := lowTrim
+	if len(trimmed) != len(content) {
+		low = c.lowerContent(msg)
+	}
+	c.lastNo = c.refusal(lowTrim)
+	c.lastYes = !c.lastNo && c.affirmative(lowTrim)
+	pick := !c.lastNo && c.selection(low)
 	// What the agent said since the previous user message is what this
 	// answer accepts (singles out); a workflow confirmation may also cover
 	// what was proposed since the previous yes.
@@ -744,7 +758,7 @@ var confirmPrompts = []string{"confirm", "proceed", "(yes/no)", "yes or no", "wo
 // "yes" asked for approval.
 func (c *checker) askedToConfirm() bool {
 	for _, m := range c.pendingTexts {
-		low := strings.ToLower(c.t.Messages[m].Content)
+		low := c.lowerContent(m)
 		for _, p := range confirmPrompts {
 			if strings.Contains(low, p) {
 				return true

@@ -69,7 +69,7 @@ func (c *checker) singledOut(kr *kindRuntime, ks *kindSet, idx int, ci *callInfo
 					break
 				}
 				for _, p := range kr.spec.RecordPhrases {
-					if _, _, ok := phraseIn(c.t.Messages[um].Content, p); ok {
+					if _, _, ok := c.phraseInMsg(um, phraseWords(p)); ok {
 						return "the one in the record of " + strings.TrimPrefix(c.ents[r].key, "s:") + ", as the user asked (\"" + p + "\", message " + strconv.Itoa(int(um)) + ")", true
 					}
 				}
@@ -166,11 +166,12 @@ func (c *checker) attrScore(cand *candidate, msg int) (int, []string, []int32) {
 		// Multi-word attributes ("gift_card") as phrases in user messages.
 		if strings.HasPrefix(e.key, "s:") && strings.IndexByte(e.key, '_') > 0 && !strings.ContainsAny(e.key, "0123456789") {
 			phrase := e.key[2:]
+			words := phraseWords(phrase)
 			for _, um := range c.userMsgs {
 				if int(um) >= msg {
 					break
 				}
-				if _, _, ok := phraseIn(c.t.Messages[um].Content, phrase); ok {
+				if _, _, ok := c.phraseInMsg(um, words); ok {
 					n++
 					why = append(why, a.key+" "+strings.ReplaceAll(phrase, "_", " "))
 					ents = append(ents, a.ent)

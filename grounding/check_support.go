@@ -424,11 +424,12 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 			return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
 		}
 	} else {
+		words := phraseWords(raw)
 		for _, um := range c.userMsgs {
 			if int(um) >= msg {
 				break
 			}
-			if s, e, ok := phraseIn(c.t.Messages[um].Content, raw); ok {
+			if s, e, ok := c.phraseInMsg(um, words); ok {
 				ev, _ := c.visibleEvidence(occ{msg: um, start: int32(s), end: int32(e)}, raw)
 				if ev.Normalization == "" {
 					return finding{status: StatusLiteral, ev: ev, ent: -1}
@@ -633,8 +634,7 @@ func (c *checker) userYesNo(argName string, yes bool, msg int) (int, int, int, b
 		if um >= msg {
 			continue
 		}
-		text := c.t.Messages[um].Content
-		low := strings.ToLower(text)
+		low := c.lowerContent(um)
 		for _, s := range st {
 			at := strings.Index(low, s)
 			if at < 0 {
@@ -677,11 +677,12 @@ func (c *checker) agentAskedConfirmed(argName string, msg int) (int, bool) {
 // phraseVisible finds a multi-word value in the visible non-agent text
 // messages before msg.
 func (c *checker) phraseVisible(s string, msg int) (int, int, int, bool) {
+	words := phraseWords(s)
 	for _, m := range c.textMsgs {
 		if int(m) >= msg {
 			break
 		}
-		if st, e, ok := phraseIn(c.t.Messages[m].Content, s); ok {
+		if st, e, ok := c.phraseInMsg(m, words); ok {
 			return int(m), st, e, true
 		}
 	}
@@ -701,11 +702,12 @@ func (c *checker) knowledgeSupport(keys []string, table string, msg int) (findin
 				continue
 			}
 			for _, a := range aliases {
+				words := phraseWords(a)
 				for _, m := range c.textMsgs {
 					if int(m) >= msg {
 						break
 					}
-					if s, e, ok := phraseIn(c.t.Messages[m].Content, a); ok {
+					if s, e, ok := c.phraseInMsg(m, words); ok {
 						ev := Evidence{Found: "visible", Message: int(m), Start: s, End: e, HiddenEntry: -1, HiddenMessage: -1}
 						ev.Note = strconv.Quote(c.t.Messages[m].Content[s:e]) + " names " + strings.ToUpper(strings.TrimPrefix(k, "s:")) + " only with outside knowledge (" + name + ")"
 						return finding{status: StatusKnowledge, reason: ReasonKnowledge, sev: sevAmbiguous, ev: ev, ent: -1}, true
@@ -1004,7 +1006,7 @@ func (c *checker) deriveDate(y, mo, d int, msg int) (string, bool) {
 		if int(um) >= msg {
 			break
 		}
-		low := strings.ToLower(c.t.Messages[um].Content)
+		low := c.lowerContent(int(um))
 		for _, r := range rels {
 			for _, w := range r.words {
 				if !strings.Contains(low, w) {

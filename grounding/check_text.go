@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // checkText checks the values stated in free text: a text reply (field
@@ -340,14 +342,65 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 	return sev
 }
 
-// mayReportDone is a quick test before the sentence-by-sentence one.
+// mayReportDone is a quick test before the sentence-by-sentence one: does
+// text contain one of doneVerbs? All but "sent" end in "ed", so one pass
+// over the "ed"s of the text tests them together.
 func mayReportDone(text string) bool {
-	for _, v := range doneVerbs {
-		if strings.Contains(text, v) {
-			return true
+	for off := 0; ; {
+		k := strings.Index(text[off:], "ed")
+		if k < 0 {
+			break
 		}
+		end := off + k + 2
+		for _, v := range doneVerbs {
+			if len(v) <= end && text[end-len(v):end] == v {
+				return true
+			}
+		}
+		off += k + 1
 	}
-	return false
+	return strings.Contains(text, "sent")
+}
+
+// fieldsN returns the first n of strings.Fields(s), appended to buf.
+func fieldsN(s string, n int, buf []string) []string {
+	start := -1
+	for i := 0; i < len(s) && len(buf) < n; {
+		r, w := rune(s[i]), 1
+		space := false
+		if r < utf8.RuneSelf {
+			space = asciiSpace[r]
+		} else {
+			r, w = utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+		}
+		switch {
+		case space && start >= 0:
+			buf = append(buf, s[start:i])
+			start = -1
+		case !space && start < 0:
+			start = i
+		}
+		i += w
+	}
+	if start >= 0 && len(buf) < n {
+		buf = append(buf, s[start:])
+	}
+	return buf
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// asciiLower lower-cases the ASCII letters of s, byte for byte.
+func asciiLower(s string) string {
+	if !hasASCIIUpper(s) {
+		return s
+	}
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		b[i] = lowerByte(s[i])
+	}
+	return string(b)
 }
 
 // reportsDone reports whether a lower-cased sentence states that a write
@@ -407,6 +460,7 @@ var countLeads = []string{"you have", "there are", "found", "only", "all of your
 // stem: a lead, then within five words a number word or "all"/"none",
 // then within four more words the kind's word.
 func countsKind(low, kindStem string) bool {
+	var buf [8]string
 	for _, lead := range countLeads {
 		off := 0
 		for {
@@ -416,10 +470,7 @@ func countsKind(low, kindStem string) bool {
 			}
 			k += off
 			off = k + 1
-			words := strings.Fields(low[k+len(lead):])
-			if len(words) > 8 {
-				words = words[:8]
-			}
+			words := fieldsN(low[k+len(lead):], 8, buf[:0])
 			quant := strings.HasPrefix(lead, "all") || strings.HasPrefix(lead, "none") || strings.HasPrefix(lead, "both")
 			for i, w := range words {
 				w = strings.Trim(w, ".,:;!?*()")
@@ -442,9 +493,17 @@ func countsKind(low, kindStem string) bool {
 // of a kind (reservations) while some of the ones listed to the agent were
 // never read: the claim rests on what the agent did not look at.
 func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
+	// The leads are lower-case ASCII: they are matched in the text with its
+	// ASCII letters lowered, ignoring case as far as ASCII goes.
+	fold, low := "", ""
+	if lt := c.lowOf(msg); text == c.t.Messages[msg].Content {
+		fold, low = lt.foldOf(text), lt.low
+	} else { // a free-text argument named content
+		fold, low = asciiLower(text), strings.ToLower(text)
+	}
 	lead := false
 	for _, l := range countLeads {
-		if containsFold(text, l) {
+		if strings.Contains(fold, l) {
 			lead = true
 			break
 		}
@@ -452,7 +511,6 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	if !lead {
 		return sevOK
 	}
-	low := strings.ToLower(text)
 	for _, kr := range c.rt.kindList {
 		if !kr.spec.Choice || !countsKind(low, stem(kr.name)) {
 			continue
@@ -508,20 +566,4 @@ func sumOfStated(xs []float64, v float64) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// containsFold reports whether s contains the lower-case ASCII sub, ignoring
-// case, without allocating.
-func containsFold(s, sub string) bool {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for j < n && lowerByte(s[i+j]) == sub[j] {
-			j++
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
 }

@@ -185,6 +185,8 @@ func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32
 // occurrence (a literal one preferred), built once and read by all checks.
 type baseIndex struct {
 	occ       map[string]baseOcc
+	low       string // the text lowered, for phrase searches
+	upper     bool   // it has an ASCII upper-case letter
 	isJSON    bool
 	pending   []pendingMD
 	firstDate [3]int // first date written in full, zero when none
@@ -486,26 +488,21 @@ func matchPath(pat []string, path []byte) bool {
 	return end == 0
 }
 
-// affirmative reports whether a user message accepts what was proposed:
-// it contains a yes phrase and does not open with a no phrase.
-func (c *checker) affirmative(text string) bool {
-	low := strings.ToLower(strings.TrimSpace(text))
-	for _, n := range c.rt.no {
-		if hasWordPrefix(low, n) {
-			return false
-		}
-	}
+// affirmative reports whether a user message, trimmed and lowered, contains
+// a yes phrase; it accepts what was proposed when it does and does not open
+// with a no phrase (refusal).
+func (c *checker) affirmative(lowTrim string) bool {
 	for _, y := range c.rt.yes {
-		if containsWord(low, y) {
+		if containsWord(lowTrim, y) {
 			return true
 		}
 	}
 	return false
 }
 
-// selection reports whether a user message picks one of the listed options.
-func (c *checker) selection(text string) bool {
-	low := strings.ToLower(text)
+// selection reports whether a user message (lowered) picks one of the
+// listed options.
+func (c *checker) selection(low string) bool {
 	for _, p := range c.rt.pick {
 		if containsWord(low, p) {
 			return true
@@ -514,11 +511,11 @@ func (c *checker) selection(text string) bool {
 	return false
 }
 
-// refusal reports whether a user message opens with a no phrase.
-func (c *checker) refusal(text string) bool {
-	low := strings.ToLower(strings.TrimSpace(text))
+// refusal reports whether a user message, trimmed and lowered, opens with a
+// no phrase.
+func (c *checker) refusal(lowTrim string) bool {
 	for _, n := range c.rt.no {
-		if hasWordPrefix(low, n) {
+		if hasWordPrefix(lowTrim, n) {
 			return true
 		}
 	}
@@ -557,20 +554,38 @@ func wordByte(c byte) bool { return letterByte(c) || digitByte(c) || c == '_' ||
 // case-insensitively and with runs of space, '-' and '_' equivalent; a
 // trailing plural "s" on the last word is accepted.
 func phraseIn(text, phrase string) (int, int, bool) {
-	words := strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' || r == '\n' })
-	if len(words) == 0 {
-		return 0, 0, false
-	}
 	low := text
-	lowered := false
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 'A' && text[i] <= 'Z' {
-			lowered = true
-			break
+	if hasASCIIUpper(text) {
+		low = strings.ToLower(text)
+	}
+	return phraseInWords(low, phraseWords(phrase))
+}
+
+// phraseWords splits a phrase into the lower-case words phraseIn matches.
+func phraseWords(phrase string) []string {
+	return strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' || r == '\n' })
+}
+
+func hasASCIIUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return true
 		}
 	}
-	if lowered {
-		low = strings.ToLower(text)
+	return false
+}
+
+// phraseInMsg is phraseIn over the content of message msg, for the words
+// of a phrase (phraseWords): the lowered content is made once per message.
+func (c *checker) phraseInMsg(msg int32, words []string) (int, int, bool) {
+	return phraseInWords(c.phraseText(int(msg)), words)
+}
+
+// phraseInWords is phraseIn for the text as phraseIn lowers it and the
+// phrase's words.
+func phraseInWords(low string, words []string) (int, int, bool) {
+	if len(words) == 0 {
+		return 0, 0, false
 	}
 	off := 0
 	for off < len(low) {
@@ -608,4 +623,50 @@ func phraseIn(text, phrase string) (int, int, bool) {
 		return k, p, true
 	}
 	return 0, 0, false
+}
+
+// lowText is what checks that search a message's content in lower case
+// need, made once per message and trajectory.
+type lowText struct {
+	low    string // strings.ToLower(content)
+	upper  bool   // content has an ASCII upper-case letter
+	done   bool
+	fold   string // content with only its ASCII letters lowered, made on demand
+	folded bool
+}
+
+// foldOf returns asciiLower(content) of the message lt is for.
+func (lt *lowText) foldOf(content string) string {
+	if !lt.folded {
+		lt.fold, lt.folded = asciiLower(content), true
+	}
+	return lt.fold
+}
+
+func (c *checker) lowOf(msg int) *lowText {
+	lt := &c.lows[msg]
+	if !lt.done {
+		content := c.t.Messages[msg].Content
+		lt.done = true
+		for _, b := range c.bases {
+			if b.msg == msg {
+				lt.low, lt.upper = b.idx.low, b.idx.upper
+				return lt
+			}
+		}
+		lt.low, lt.upper = strings.ToLower(content), hasASCIIUpper(content)
+	}
+	return lt
+}
+
+// lowerContent is strings.ToLower of message msg's content.
+func (c *checker) lowerContent(msg int) string { return c.lowOf(msg).low }
+
+// phraseText is message msg's content as phraseIn searches it: lowered
+// when it has an ASCII upper-case letter, else as written.
+func (c *checker) phraseText(msg int) string {
+	if lt := c.lowOf(msg); lt.upper {
+		return lt.low
+	}
+	return c.t.Messages[msg].Content
 }
