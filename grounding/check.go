@@ -257,6 +257,7 @@ type checker struct {
 
 	keys map[string]int32
 	ents []entry
+	slab strSlab // entry keys and occurrence paths
 	buf  mentionBuf
 	tbuf mentionBuf // scratch for text being checked
 	rbuf mentionBuf // the reply of the assistant message being checked
@@ -351,6 +352,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.t, c.p, c.rt = t, p, p.compiled
 	clear(c.keys)
 	c.ents = c.ents[:0]
+	c.slab.reset()
 	c.nums = c.nums[:0]
 	c.stated = c.stated[:0]
 	clear(c.kinds)

@@ -92,11 +92,13 @@ type mentionBuf struct {
 	arena []byte
 	ms    []mention
 	objs  []jobj
-	str   string // the arena as a string, made on demand (checker.arenaString)
+	// the last path made a string (checker.pathIn), lastP0 < 0: none
+	lastP0, lastP1 int32
+	lastPath       string
 }
 
 func (b *mentionBuf) reset() {
-	b.str = ""
+	b.lastP0, b.lastP1, b.lastPath = -1, -1, ""
 	b.arena = b.arena[:0]
 	b.ms = b.ms[:0]
 	b.objs = b.objs[:0]

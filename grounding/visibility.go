@@ -144,18 +144,12 @@ func (c *checker) ensureEntry(key []byte) int32 {
 }
 
 // ensureEntryIn is ensureEntry for a key that lives in buf's arena at
-// [k0,k1): a new entry's key string is then a slice of the arena copied
-// once per message (see arenaString), not an allocation of its own.
+// [k0,k1).
 func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32 {
 	if id, ok := c.keys[string(key)]; ok {
 		return id
 	}
-	var k string
-	if buf != nil {
-		k = c.arenaString(buf)[k0:k1]
-	} else {
-		k = string(key)
-	}
+	k := c.slab.cut(key)
 	id := int32(len(c.ents))
 	c.ents = append(c.ents, entry{key: k, sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1})
 	c.keys[k] = id
@@ -298,24 +292,41 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 	}
 }
 
-// pathIn returns a mention's JSON path as a slice of the buffer's arena
-// string.
+// pathIn returns a mention's JSON path as a string. Mentions of one leaf
+// share their path, so the last one made is reused.
 func (c *checker) pathIn(buf *mentionBuf, m *mention) string {
 	if m.p1 <= m.p0 {
 		return ""
 	}
-	return c.arenaString(buf)[m.p0:m.p1]
+	if m.p0 != buf.lastP0 || m.p1 != buf.lastP1 {
+		buf.lastP0, buf.lastP1 = m.p0, m.p1
+		buf.lastPath = c.slab.cut(buf.path(m))
+	}
+	return buf.lastPath
 }
 
-// arenaString copies a buffer's arena into a string once per filling of the
-// buffer; entry keys and occurrence paths are slices of it, so indexing a
-// message costs one allocation for all of them.
-func (c *checker) arenaString(buf *mentionBuf) string {
-	if buf.str == "" || len(buf.str) != len(buf.arena) {
-		buf.str = string(buf.arena)
+// strSlab cuts entry keys and occurrence paths out of shared allocations: a
+// trajectory makes a few hundred of each, and a string apiece (or a copy of
+// each message's whole arena, as before) cost more than the indexing. A
+// strings.Builder only ever appends, so the strings cut from it stay valid
+// and never change; when it is full a new one is started, and the old one's
+// bytes live as long as strings cut from them (results keep paths).
+type strSlab struct{ b strings.Builder }
+
+const slabSize = 4 << 10
+
+func (s *strSlab) cut(p []byte) string {
+	if s.b.Cap()-s.b.Len() < len(p) {
+		s.b = strings.Builder{}
+		s.b.Grow(max(slabSize, len(p)))
 	}
-	return buf.str
+	off := s.b.Len()
+	s.b.Write(p)
+	return s.b.String()[off:]
 }
+
+// reset starts a new slab, leaving the strings cut so far to their owners.
+func (s *strSlab) reset() { s.b = strings.Builder{} }
 
 // kindCandidates registers the candidates of every kind that the JSON
 // observation in c.buf lists, and the record pairs of a read.
