@@ -66,6 +66,9 @@ type entry struct {
 	recentTurn int32 // c.turn+1 when listed in c.recent
 	// partOf is the identifier this key is the number part of (-1).
 	partOf int32
+	// echoAt is 1 + the observation whose call had this key among its
+	// arguments, while that observation is indexed (see indexMentions).
+	echoAt int32
 	// hidden is set lazily: -2 unknown, -1 not in hidden context, else the
 	// index into checker.hiddenOccs of the first hidden occurrence.
 	small bool // a small integer
@@ -225,6 +228,17 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 // source s. echoKeys are the canonical keys of the arguments of the call the
 // message answers (tool observations), whose reappearance is an echo.
 func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[string]bool, agentBad map[string]bool) {
+	// The entries of the echo keys are marked once (echoAt) rather than
+	// every mention looking its key up in echoKeys; entries made while
+	// indexing are checked as they are made.
+	echoMark := int32(msg) + 1
+	if echoKeys != nil {
+		for k := range echoKeys {
+			if id, ok := c.keys[k]; ok {
+				c.ents[id].echoAt = echoMark
+			}
+		}
+	}
 	lastWord, lastStart, lastEnd := int32(-1), int32(0), int32(0)
 	for i := range buf.ms {
 		m := &buf.ms[i]
@@ -235,7 +249,11 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 		}
 		id := m.ent // known when replayed from a scan memo template
 		if id < 0 {
+			n := int32(len(c.ents))
 			id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			if id >= n && echoKeys != nil && echoKeys[c.ents[id].key] {
+				c.ents[id].echoAt = echoMark
+			}
 			m.ent = id
 			if m.tpl >= 0 {
 				c.memo.ms[m.tpl].ent = id
@@ -269,7 +287,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 				e.part = o
 			}
 			continue
-		case echoKeys != nil && echoKeys[e.key]:
+		case echoKeys != nil && e.echoAt == echoMark:
 			if !e.echo.ok() {
 				o.path = c.pathIn(buf, m)
 				e.echo = o
@@ -384,12 +402,14 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 				continue
 			}
 			key := buf.key(m)
-			if echoKeys != nil && echoKeys[string(key)] {
-				continue
-			}
 			id := m.ent
 			if id < 0 {
+				if echoKeys != nil && echoKeys[string(key)] {
+					continue
+				}
 				id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			} else if echoKeys != nil && c.ents[id].echoAt == int32(msg)+1 {
+				continue // marked by indexMentions
 			}
 			ks := c.kindSet(k.name)
 			if _, seen := ks.pos[id]; !seen {
