@@ -266,8 +266,8 @@ type checker struct {
 	memo scanMemo // the walker's memo of key and value scans
 	nums []numOcc
 	// stated are amounts the agent's replies stated with support.
-	stated []numOcc
-	kinds  map[string]*kindSet
+	stated   []numOcc
+	kindSets []kindSet // by kindRuntime.idx; see kindSet
 	// records holds (read key entry, value entry) pairs: the value was in
 	// the observation of a read called with that key.
 	records map[[2]int32]bool
@@ -338,7 +338,6 @@ type smallOcc struct {
 func newChecker() *checker {
 	c := &checker{
 		keys:       map[string]int32{},
-		kinds:      map[string]*kindSet{},
 		records:    map[[2]int32]bool{},
 		recordVals: map[int32]bool{},
 		readEnts:   map[int32]bool{},
@@ -355,7 +354,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.slab.reset()
 	c.nums = c.nums[:0]
 	c.stated = c.stated[:0]
-	clear(c.kinds)
+	c.resetKinds()
 	clear(c.records)
 	c.small = c.small[:0]
 	c.calls = c.calls[:0]

@@ -13,7 +13,7 @@ func (c *checker) choice(f *finding, kind string, d *DecisionResult, ci *callInf
 	if kr == nil || !kr.spec.Choice || d == nil || !c.rt.choiceAction[d.Action] || f.ent < 0 {
 		return
 	}
-	ks := c.kinds[kind]
+	ks := c.kindSetOf(kr)
 	if ks == nil || len(ks.cands) <= 1 {
 		return
 	}

@@ -385,7 +385,7 @@ func (c *checker) siblingAttr(j int, leaves []argLeaf, roles []ArgProfile, msg i
 		if k == j || roles[k].Kind == "" || o.kind != 's' || parentPath(o.path) != parent {
 			continue
 		}
-		ks := c.kinds[roles[k].Kind]
+		ks := c.kindSet(roles[k].Kind)
 		if ks == nil {
 			continue
 		}

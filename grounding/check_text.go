@@ -133,7 +133,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		if !kr.spec.Choice || !kr.spec.InText {
 			continue
 		}
-		ks := c.kinds[kr.name]
+		ks := c.kindSetOf(kr)
 		if ks == nil || len(ks.cands) <= 1 {
 			continue
 		}
@@ -515,7 +515,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 		if !kr.spec.Choice || !countsKind(low, stem(kr.name)) {
 			continue
 		}
-		ks := c.kinds[kr.name]
+		ks := c.kindSetOf(kr)
 		if ks == nil || len(ks.cands) < 2 {
 			continue
 		}

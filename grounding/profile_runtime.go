@@ -58,6 +58,7 @@ type toolRuntime struct {
 }
 
 type kindRuntime struct {
+	idx        int // position in profileRuntime.kindList
 	name       string
 	spec       KindProfile
 	patterns   [][]string
@@ -177,6 +178,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	rt.kindTails = map[string][]*kindRuntime{}
 	for _, name := range sortedKeys(rt.kinds) {
 		k := rt.kinds[name]
+		k.idx = len(rt.kindList)
 		rt.kindList = append(rt.kindList, k)
 		tails, keyed, wild := map[string]bool{}, false, false
 		for _, pat := range k.patterns {

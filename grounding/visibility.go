@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -411,7 +412,7 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 			} else if echoKeys != nil && c.ents[id].echoAt == int32(msg)+1 {
 				continue // marked by indexMentions
 			}
-			ks := c.kindSet(k.name)
+			ks := &c.kindSets[k.idx]
 			if _, seen := ks.pos[id]; !seen {
 				cand := candidate{ent: id, msg: int32(msg)}
 				o := m.obj
@@ -447,13 +448,36 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 	}
 }
 
+// kindSet returns the visible candidates of a kind, nil while there are
+// none. The sets are kept per checker and emptied per trajectory.
 func (c *checker) kindSet(name string) *kindSet {
-	ks := c.kinds[name]
-	if ks == nil {
-		ks = &kindSet{pos: map[int32]int{}}
-		c.kinds[name] = ks
+	kr := c.rt.kinds[name]
+	if kr == nil {
+		return nil
 	}
-	return ks
+	return c.kindSetOf(kr)
+}
+
+func (c *checker) kindSetOf(kr *kindRuntime) *kindSet {
+	if ks := &c.kindSets[kr.idx]; len(ks.cands) > 0 {
+		return ks
+	}
+	return nil
+}
+
+// resetKinds sizes and empties the candidate sets for the profile's kinds.
+func (c *checker) resetKinds() {
+	n := len(c.rt.kindList)
+	c.kindSets = slices.Grow(c.kindSets[:0], n)[:n]
+	for i := range c.kindSets {
+		ks := &c.kindSets[i]
+		clear(ks.cands) // drop the old trajectory's attributes
+		ks.cands = ks.cands[:0]
+		if ks.pos == nil {
+			ks.pos = map[int32]int{}
+		}
+		clear(ks.pos)
+	}
 }
 
 // matches reports whether a rendered JSON path (a.b[0].c, ["x y"].d) matches
