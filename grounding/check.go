@@ -239,13 +239,26 @@ var checkerPool = sync.Pool{New: func() any { return newChecker() }}
 // callInfo is what the walk remembers about one tool call.
 type callInfo struct {
 	name      string
-	pathKeys  map[string]string // normalized argument path → canonical key of its value
+	pathKeys  []pathKey // normalized argument path → canonical key of its value (first per path)
 	msg, call int
 	obs       int
 	err       bool
-	argKeys   map[string]bool // canonical keys of its argument values
-	identEnts []int32         // entries of its identifier arguments
+	argKeys   []string // canonical keys of its argument values (a set; may repeat)
+	identEnts []int32  // entries of its identifier arguments
 	action    string
+}
+
+// pathKey is an argument path and the canonical key of its value.
+type pathKey struct{ path, key string }
+
+// keyAt returns the key of the first argument at path, "" when none.
+func (ci *callInfo) keyAt(path string) (string, bool) {
+	for _, pk := range ci.pathKeys {
+		if pk.path == path {
+			return pk.key, true
+		}
+	}
+	return "", false
 }
 
 // checker holds the state of one Check. It is pooled: maps and buffers are
@@ -309,6 +322,15 @@ type checker struct {
 	// scratch of checkText (never nested)
 	found      []checked
 	argScratch []ArgEvidence
+	// scratch of checkArgs (never nested)
+	leaves  []argLeaf
+	segBuf  []jsonSeg
+	roles   []ArgProfile
+	pathBuf []byte
+	keyBuf  []byte
+	// argKeys and pathKeys of the trajectory's calls are cut from these
+	keyStore  []string
+	pathStore []pathKey
 
 	lows []lowText // per message, made on demand (lowOf)
 
@@ -358,6 +380,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	clear(c.records)
 	c.small = c.small[:0]
 	c.calls = c.calls[:0]
+	c.keyStore, c.pathStore = c.keyStore[:0], c.pathStore[:0]
 	clear(c.callAt)
 	c.obsCall = c.obsCall[:0]
 	c.textMsgs = c.textMsgs[:0]
@@ -785,7 +808,7 @@ type writeDone struct {
 // arguments of the call it answers are echoes.
 func (c *checker) observation(msg int) {
 	m := &c.t.Messages[msg]
-	var echo map[string]bool
+	var echo []string
 	var ci *callInfo
 	if k := c.obsCall[msg]; k >= 0 {
 		ci = &c.calls[k]

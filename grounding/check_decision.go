@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -97,6 +98,44 @@ func (c *checker) assistant(i int) {
 		}
 		c.sc.pendingMD = c.sc.pendingMD[:0]
 	}
+}
+
+// appendValueKeys is valueKeys appending to dst, with the keys cut from
+// the checker's slab.
+func (c *checker) appendValueKeys(dst []string, raw string) []string {
+	if len(raw) == 0 {
+		return dst
+	}
+	b := c.keyBuf[:0]
+	switch raw[0] {
+	case '"':
+		var s string
+		if strings.IndexByte(raw, '\\') < 0 {
+			s = raw[1 : len(raw)-1]
+		} else if json.Unmarshal([]byte(raw), &s) != nil {
+			return dst
+		}
+		b = appendStringKey(b, s)
+		dst = append(dst, c.slab.cut(b))
+		if f, ok := parseNumber(s); ok {
+			b = appendNumberKey(b[:0], f)
+			dst = append(dst, c.slab.cut(b))
+		}
+		if y, m, d, ok := parseISODate(s); ok {
+			b = appendDateKey(b[:0], y, m, d)
+			dst = append(dst, c.slab.cut(b))
+		}
+	case 't', 'f', 'n':
+		b = appendStringKey(b, raw)
+		dst = append(dst, c.slab.cut(b))
+	default:
+		if f, err := strconv.ParseFloat(raw, 64); err == nil {
+			b = appendNumberKey(b, f)
+			dst = append(dst, c.slab.cut(b))
+		}
+	}
+	c.keyBuf = b
+	return dst
 }
 
 // valueKeys returns the canonical keys a JSON value can be looked up by.
@@ -198,7 +237,7 @@ func (c *checker) callDecision(i, k int) {
 		}
 	}
 	// Arguments.
-	ci.argKeys = map[string]bool{}
+	ci.argKeys = []string{} // non-nil: its observation is checked for echoes
 	if call.ArgumentsValid() {
 		if s := c.checkArgs(&d, ci, call, schema, i); s > sev {
 			sev = s
@@ -302,27 +341,36 @@ type argLeaf struct {
 
 // checkArgs checks every argument value of a call.
 func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, schema *toolSchema, msg int) int {
-	var leaves []argLeaf
+	// The leaves, their segments and roles live in scratch reused by every
+	// call; the paths, which the evidence keeps, are cut from the slab.
+	leaves := c.leaves[:0]
+	segs := c.segBuf[:0]
 	args := string(call.Arguments)
 	c.jw.walkLeaves(args, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
-		p := string(w.appendPath(nil))
-		leaves = append(leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: append([]jsonSeg(nil), w.segs...), kind: kind, s: s, f: f, raw: args[start:end]})
+		c.pathBuf = w.appendPath(c.pathBuf[:0])
+		p := c.slab.cut(c.pathBuf)
+		s0 := len(segs)
+		segs = append(segs, w.segs...)
+		leaves = append(leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: segs[s0:len(segs):len(segs)], kind: kind, s: s, f: f, raw: args[start:end]})
 	})
+	c.leaves, c.segBuf = leaves, segs
 	tp := c.rt.tools[call.Name]
 	// Keys and identifier entries first: echo detection and record lookups
 	// need them before any value is judged.
-	ci.pathKeys = make(map[string]string, len(leaves))
+	k0, p0 := len(c.keyStore), len(c.pathStore)
 	for _, l := range leaves {
-		for i, k := range valueKeys(l.raw) {
-			ci.argKeys[k] = true
-			if i == 0 {
-				if _, ok := ci.pathKeys[l.npath]; !ok {
-					ci.pathKeys[l.npath] = k
-				}
+		n := len(c.keyStore)
+		c.keyStore = c.appendValueKeys(c.keyStore, l.raw)
+		if len(c.keyStore) > n {
+			if _, ok := ci.keyAt(l.npath); !ok {
+				c.pathStore = append(c.pathStore, pathKey{l.npath, c.keyStore[n]})
+				ci.pathKeys = c.pathStore[p0:len(c.pathStore):len(c.pathStore)]
 			}
 		}
 	}
-	roles := make([]ArgProfile, len(leaves))
+	ci.argKeys = c.keyStore[k0:len(c.keyStore):len(c.keyStore)]
+	roles := slices.Grow(c.roles[:0], len(leaves))[:len(leaves)]
+	c.roles = roles
 	for j, l := range leaves {
 		roles[j] = c.roleOf(tp, schema, l)
 		// The entity a call is keyed by (a reservation, an order): its

@@ -13,7 +13,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 		if !rule.tools[call.Name] {
 			continue
 		}
-		val, ok := ci.pathKeys[rule.arg]
+		val, ok := ci.keyAt(rule.arg)
 		if !ok {
 			continue
 		}
@@ -26,7 +26,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 			if p.msg >= ci.msg || p.err || p.obs < 0 {
 				continue
 			}
-			if rule.after[p.name] && p.pathKeys[rule.afterArg] == val {
+			if k, _ := p.keyAt(rule.afterArg); rule.after[p.name] && k == val {
 				satisfied = true
 				break
 			}
@@ -62,7 +62,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 		}
 		ents = append(ents, id)
 	}
-	for k := range ci.argKeys {
+	for _, k := range ci.argKeys {
 		addKey(k)
 		// "certificate 7504069" in the listing names certificate_7504069.
 		for _, p := range idNumberParts(k) {

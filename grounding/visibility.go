@@ -228,13 +228,13 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 // indexMentions adds the mentions in c.buf, found in message msg from
 // source s. echoKeys are the canonical keys of the arguments of the call the
 // message answers (tool observations), whose reappearance is an echo.
-func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[string]bool, agentBad map[string]bool) {
+func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []string, agentBad map[string]bool) {
 	// The entries of the echo keys are marked once (echoAt) rather than
 	// every mention looking its key up in echoKeys; entries made while
 	// indexing are checked as they are made.
 	echoMark := int32(msg) + 1
 	if echoKeys != nil {
-		for k := range echoKeys {
+		for _, k := range echoKeys {
 			if id, ok := c.keys[k]; ok {
 				c.ents[id].echoAt = echoMark
 			}
@@ -252,7 +252,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 		if id < 0 {
 			n := int32(len(c.ents))
 			id = c.ensureEntryIn(key, buf, m.k0, m.k1)
-			if id >= n && echoKeys != nil && echoKeys[c.ents[id].key] {
+			if id >= n && echoKeys != nil && slices.Contains(echoKeys, c.ents[id].key) {
 				c.ents[id].echoAt = echoMark
 			}
 			m.ent = id
@@ -349,7 +349,7 @@ func (s *strSlab) reset() { s.b = strings.Builder{} }
 
 // kindCandidates registers the candidates of every kind that the JSON
 // observation in c.buf lists, and the record pairs of a read.
-func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts []int32) {
+func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32) {
 	buf := &c.buf
 	if len(recordEnts) > 0 {
 		for i := range buf.ms {
@@ -405,7 +405,7 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 			key := buf.key(m)
 			id := m.ent
 			if id < 0 {
-				if echoKeys != nil && echoKeys[string(key)] {
+				if echoKeys != nil && slices.Contains(echoKeys, string(key)) {
 					continue
 				}
 				id = c.ensureEntryIn(key, buf, m.k0, m.k1)
