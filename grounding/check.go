@@ -268,7 +268,7 @@ type checker struct {
 	p  *Profile
 	rt *profileRuntime
 
-	keys map[string]int32
+	keys keyTable // canonical key → index in ents
 	ents []entry
 	slab strSlab // entry keys and occurrence paths
 	buf  mentionBuf
@@ -359,7 +359,6 @@ type smallOcc struct {
 
 func newChecker() *checker {
 	c := &checker{
-		keys:       map[string]int32{},
 		records:    map[[2]int32]bool{},
 		recordVals: map[int32]bool{},
 		readEnts:   map[int32]bool{},
@@ -371,7 +370,7 @@ func newChecker() *checker {
 
 func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.t, c.p, c.rt = t, p, p.compiled
-	clear(c.keys)
+	c.keys.reset()
 	c.ents = c.ents[:0]
 	c.slab.reset()
 	c.nums = c.nums[:0]

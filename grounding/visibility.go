@@ -103,13 +103,14 @@ type numOcc struct {
 
 // entryFor returns the entry of a key, if any visible message named it.
 func (c *checker) entryFor(key []byte) (int32, bool) {
-	if id, ok := c.keys[string(key)]; ok {
+	h := hashKey(key)
+	if id, ok := c.keys.get(h, string(key)); ok {
 		return id, true
 	}
 	for _, b := range c.bases {
 		if b.msg < c.pos {
-			if _, ok := b.idx.occ[string(key)]; ok {
-				return c.ensureEntry(key), true
+			if _, ok := b.idx.occ.get(h, string(key)); ok {
+				return c.ensureEntryHashed(key, h), true
 			}
 		}
 	}
@@ -130,41 +131,52 @@ func (c *checker) mentionEntry(buf *mentionBuf, m *mention) int32 {
 
 // find is entryFor for a string key.
 func (c *checker) find(k string) (int32, bool) {
-	if id, ok := c.keys[k]; ok {
+	h := hashKeyStr(k)
+	if id, ok := c.keys.get(h, k); ok {
 		return id, true
 	}
 	for _, b := range c.bases {
 		if b.msg < c.pos {
-			if _, ok := b.idx.occ[k]; ok {
-				return c.ensureEntry([]byte(k)), true
+			if _, ok := b.idx.occ.get(h, k); ok {
+				return c.ensureEntryHashed([]byte(k), h), true
 			}
 		}
 	}
 	return -1, false
 }
 
+// lookupEntry returns the entry of a key without making one.
+func (c *checker) lookupEntry(k string) (int32, bool) { return c.keys.get(hashKeyStr(k), k) }
+
 func (c *checker) ensureEntry(key []byte) int32 {
-	return c.ensureEntryIn(key, nil, 0, 0)
+	return c.ensureEntryHashed(key, hashKey(key))
 }
 
 // ensureEntryIn is ensureEntry for a key that lives in buf's arena at
 // [k0,k1).
 func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32 {
-	if id, ok := c.keys[string(key)]; ok {
+	return c.ensureEntryHashed(key, hashKey(key))
+}
+
+// ensureEntryHashed is ensureEntry for a key hashed to h (hashKey).
+func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
+	id, slot, ok := c.keys.find(h, string(key))
+	if ok {
 		return id
 	}
 	k := c.slab.cut(key)
-	id := int32(len(c.ents))
+	id = int32(len(c.ents))
 	c.ents = append(c.ents, entry{key: k, sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1})
-	c.keys[k] = id
+	c.keys.insert(slot, h, k, id)
 	// Long system texts are indexed once per pool (baseIndex); their
 	// occurrences join an entry when it is first needed.
 	for _, b := range c.bases {
 		if b.msg >= c.pos {
 			continue
 		}
-		if bo, ok := b.idx.occ[k]; ok {
+		if i, ok := b.idx.occ.get(h, k); ok {
 			e := &c.ents[id]
+			bo := &b.idx.occs[i]
 			o := bo.o
 			o.msg = int32(b.msg)
 			if bo.part {
@@ -182,7 +194,8 @@ func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32
 // baseIndex is the shared index of one long system text: every key's first
 // occurrence (a literal one preferred), built once and read by all checks.
 type baseIndex struct {
-	occ       map[string]baseOcc
+	occ       keyTable // key → index in occs
+	occs      []baseOcc
 	low       string // the text lowered, for phrase searches
 	upper     bool   // it has an ASCII upper-case letter
 	isJSON    bool
@@ -202,7 +215,7 @@ type baseRef struct {
 
 // newBaseIndex indexes a scanned buffer.
 func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
-	bi := &baseIndex{occ: make(map[string]baseOcc, len(b.ms)), isJSON: isJSON, pending: append([]pendingMD(nil), pending...)}
+	bi := &baseIndex{isJSON: isJSON, pending: append([]pendingMD(nil), pending...)}
 	for i := range b.ms {
 		m := &b.ms[i]
 		key := b.key(m)
@@ -214,9 +227,14 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 			o.path = string(b.path(m))
 		}
 		part := m.kind == mIDPart
-		old, seen := bi.occ[string(key)]
-		if !seen || (!part && (old.part || old.o.norm != nkNone && m.norm == nkNone)) {
-			bi.occ[string(key)] = baseOcc{o: o, part: part}
+		h := hashKey(key)
+		i, slot, seen := bi.occ.find(h, string(key))
+		switch {
+		case !seen:
+			bi.occ.insert(slot, h, string(key), int32(len(bi.occs)))
+			bi.occs = append(bi.occs, baseOcc{o: o, part: part})
+		case !part && (bi.occs[i].part || bi.occs[i].o.norm != nkNone && m.norm == nkNone):
+			bi.occs[i] = baseOcc{o: o, part: part}
 		}
 		if m.kind == mDate && m.norm == nkNone && bi.firstDate[0] == 0 {
 			bi.firstDate = [3]int{digitsValue(string(key[2:6])), digitsValue(string(key[7:9])), digitsValue(string(key[10:12]))}
@@ -235,7 +253,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 	echoMark := int32(msg) + 1
 	if echoKeys != nil {
 		for _, k := range echoKeys {
-			if id, ok := c.keys[k]; ok {
+			if id, ok := c.lookupEntry(k); ok {
 				c.ents[id].echoAt = echoMark
 			}
 		}

@@ -1,0 +1,96 @@
+package grounding
+
+import "hash/maphash"
+
+// keyTable maps canonical keys to int32 values (entry ids, base occurrence
+// indexes). It is an open-addressing table keyed by a 64-bit hash of the
+// key bytes, the hash and key kept in the slot so a probe reads one slot and
+// compares the key only on a hash match. It replaces map[string]int32 on the
+// checker's hottest path for two reasons: a lookup that misses ends at the
+// slot an insert fills, so lookup-or-insert hashes and probes once instead
+// of twice; and every table hashes with one process-wide seed, so a key
+// hashed for the entry index probes the base indexes (the policy) with the
+// same hash.
+type keyTable struct {
+	slots []keySlot
+	n     int
+}
+
+type keySlot struct {
+	h   uint64
+	key string
+	val int32 // value + 1; 0 marks an empty slot
+}
+
+// keySeed seeds every keyTable's hash.
+var keySeed = maphash.MakeSeed()
+
+func hashKey(key []byte) uint64    { return maphash.Bytes(keySeed, key) }
+func hashKeyStr(key string) uint64 { return maphash.String(keySeed, key) }
+
+// find returns the value of key (hashed to h), or false and the slot where
+// key would be inserted.
+func (t *keyTable) find(h uint64, key string) (int32, int, bool) {
+	if len(t.slots) == 0 {
+		return -1, -1, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.val == 0 {
+			return -1, int(i), false
+		}
+		if s.h == h && s.key == key {
+			return s.val - 1, int(i), true
+		}
+	}
+}
+
+// get is find for the value alone.
+func (t *keyTable) get(h uint64, key string) (int32, bool) {
+	v, _, ok := t.find(h, key)
+	return v, ok
+}
+
+// insert adds key at the slot find returned for it (-1 when the table was
+// empty). The key string is kept: it must not change.
+func (t *keyTable) insert(slot int, h uint64, key string, val int32) {
+	if slot < 0 || 2*(t.n+1) > len(t.slots) {
+		t.grow()
+		_, slot, _ = t.find(h, key)
+	}
+	t.slots[slot] = keySlot{h: h, key: key, val: val + 1}
+	t.n++
+}
+
+// set inserts or replaces the value of key.
+func (t *keyTable) set(h uint64, key string, val int32) {
+	if _, slot, ok := t.find(h, key); ok {
+		t.slots[slot].val = val + 1
+	} else {
+		t.insert(slot, h, key, val)
+	}
+}
+
+// grow doubles the table (at least 64 slots), keeping it at most half full.
+func (t *keyTable) grow() {
+	old := t.slots
+	t.slots = make([]keySlot, max(64, 2*len(old)))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s.val == 0 {
+			continue
+		}
+		i := s.h & mask
+		for t.slots[i].val != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// reset empties the table, keeping its size.
+func (t *keyTable) reset() {
+	clear(t.slots)
+	t.n = 0
+}
