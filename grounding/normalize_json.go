@@ -234,14 +234,15 @@ func (w *jsonWalker) stringLeaf(s string, start, end int) {
 	}
 	sc := w.sc
 	sm.sync(sc)
-	if rec, ok := sm.vals[s]; ok {
+	rec, h, slot, ok := sm.lookup(&sm.vals, s)
+	if ok {
 		sm.replay(sc, rec, start)
 		return
 	}
 	n0, pend := len(sc.out.ms), len(sc.pendingMD)
 	w.scanString(s, start, end)
 	if len(sc.pendingMD) == pend {
-		sm.vals[s] = sm.record(sc, n0, start)
+		sm.remember(&sm.vals, s, h, slot, sm.record(sc, n0, start))
 	}
 }
 
@@ -406,9 +407,13 @@ func (w *jsonWalker) object(parent int32) {
 func (w *jsonWalker) scanKey(k string, kstart, kend int) {
 	sc := w.sc
 	sm := w.memo
+	var h uint64
+	slot := -1
 	if sm != nil {
 		sm.sync(sc)
-		if rec, ok := sm.keys[k]; ok {
+		var rec memoRec
+		var ok bool
+		if rec, h, slot, ok = sm.lookup(&sm.keys, k); ok {
 			sm.replay(sc, rec, kstart)
 			return
 		}
@@ -417,7 +422,7 @@ func (w *jsonWalker) scanKey(k string, kstart, kend int) {
 	sc.scan(k, kstart)
 	markWhole(sc.out, nk, kstart, kend)
 	if sm != nil && len(sc.pendingMD) == pend {
-		sm.keys[k] = sm.record(sc, nk, kstart)
+		sm.remember(&sm.keys, k, h, slot, sm.record(sc, nk, kstart))
 	}
 }
 

@@ -18,7 +18,8 @@ package grounding
 // normalization, flags, number, key, span relative to the text); the JSON
 // context (object, path, key flag) comes from the leaf being replayed.
 type scanMemo struct {
-	keys, vals map[string]memoRec
+	keys, vals keyTable  // text → index in recs
+	recs       []memoRec // of this state's texts
 	ms         []mention // templates; start, end relative to the text, k0, k1 into arena
 	arena      []byte
 	refYear    int
@@ -30,11 +31,9 @@ type scanMemo struct {
 type memoRec struct{ m0, m1 int32 }
 
 func (sm *scanMemo) reset() {
-	if sm.keys == nil {
-		sm.keys, sm.vals = map[string]memoRec{}, map[string]memoRec{}
-	}
-	clear(sm.keys)
-	clear(sm.vals)
+	sm.keys.reset()
+	sm.vals.reset()
+	sm.recs = sm.recs[:0]
 	sm.ms = sm.ms[:0]
 	sm.arena = sm.arena[:0]
 	sm.refYear, sm.refDate, sm.smallAt = 0, [3]int{}, 0
@@ -47,9 +46,27 @@ func (sm *scanMemo) sync(sc *textScanner) {
 	if sm.refYear == sc.refYear && sm.refDate == sc.refDate && sm.smallAt == sc.smallAt {
 		return
 	}
-	clear(sm.keys)
-	clear(sm.vals)
+	sm.keys.reset()
+	sm.vals.reset()
+	sm.recs = sm.recs[:0]
 	sm.refYear, sm.refDate, sm.smallAt = sc.refYear, sc.refDate, sc.smallAt
+}
+
+// lookup returns the templates remembered for text s in t, or false and
+// what remember needs to add them.
+func (sm *scanMemo) lookup(t *keyTable, s string) (memoRec, uint64, int, bool) {
+	h := hashKeyStr(s)
+	i, slot, ok := t.find(h, s)
+	if ok {
+		return sm.recs[i], h, slot, true
+	}
+	return memoRec{}, h, slot, false
+}
+
+// remember adds the templates of text s to t at the slot lookup returned.
+func (sm *scanMemo) remember(t *keyTable, s string, h uint64, slot int, rec memoRec) {
+	t.insert(slot, h, s, int32(len(sm.recs)))
+	sm.recs = append(sm.recs, rec)
 }
 
 // replay appends the mentions of rec, for text starting at base, to the
