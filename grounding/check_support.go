@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // How a lookup found a value.
@@ -1053,6 +1054,17 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // rawJSON quotes s as a JSON string.
 func rawJSON(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
+	// Printable ASCII without the characters json.Marshal escapes is
+	// quoted as is; anything else goes through json.Marshal.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return b
+		}
+	}
+	b := make([]byte, len(s)+2)
+	b[0] = '"'
+	copy(b[1:], s)
+	b[len(b)-1] = '"'
 	return b
 }
