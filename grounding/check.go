@@ -544,14 +544,16 @@ func (c *checker) isError(m *Message) bool {
 // tools list, else the profile's schemas when the profile says the domain's
 // scaffold gives them to the agent.
 func (c *checker) setupTools() {
-	c.visibleTools = map[string]*toolSchema{}
-	for _, tl := range c.t.Tools {
-		c.visibleTools[tl.Name] = cachedToolSchema(tl.Parameters)
-	}
-	if len(c.t.Tools) == 0 && c.p.ToolsGiven {
-		for name, ts := range c.rt.schemas {
-			c.visibleTools[name] = ts
+	switch {
+	case len(c.t.Tools) > 0:
+		c.visibleTools = make(map[string]*toolSchema, len(c.t.Tools))
+		for _, tl := range c.t.Tools {
+			c.visibleTools[tl.Name] = cachedToolSchema(tl.Parameters)
 		}
+	case c.p.ToolsGiven:
+		c.visibleTools = c.rt.schemas // shared and only read
+	default:
+		c.visibleTools = nil
 	}
 	// Tool names and schema enums are visible values too.
 	for name := range c.visibleTools {
@@ -613,7 +615,7 @@ func (c *checker) baseFor(content string) *baseIndex {
 	saved := c.sc.out
 	c.scanContent(content, &b)
 	bi = newBaseIndex(&b, c.lastWasJSON, c.sc.pendingMD)
-	bi.low, bi.upper = strings.ToLower(content), hasASCIIUpper(content)
+	bi.low, bi.upper, bi.ascii = strings.ToLower(content), hasASCIIUpper(content), isASCII(content)
 	c.sc.pendingMD = c.sc.pendingMD[:0]
 	c.sc.out = saved
 	baseCache.Lock()

@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -456,11 +457,14 @@ func (c *checker) succeededBefore(tool string, msg int) bool {
 // reservations", "found three reservations").
 var countLeads = []string{"you have", "there are", "found", "only", "all of your", "all your", "none of your", "both of your", "both your"}
 
-// countsKind reports whether low (lower-cased) counts entities named by the
-// stem: a lead, then within five words a number word or "all"/"none",
-// then within four more words the kind's word.
-func countsKind(low, kindStem string) bool {
+// countedStems returns the stems of the words low (lower-cased) counts:
+// after a lead, within five words a number word or "all"/"none", then
+// within four more words the counted word. A reply counts the entities of
+// a kind when one of them matches the kind's stem (stemMatch); the stems
+// are gathered once for all kinds.
+func countedStems(low string) []string {
 	var buf [8]string
+	var out []string
 	for _, lead := range countLeads {
 		off := 0
 		for {
@@ -480,13 +484,13 @@ func countsKind(low, kindStem string) bool {
 				if onlyDigits(w) && i < 3 {
 					quant = true
 				}
-				if quant && stemMatch(stem(w), kindStem) {
-					return true
+				if quant {
+					out = append(out, stem(w))
 				}
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // checkCounts flags a reply that counts or summarizes the user's entities
@@ -511,8 +515,16 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	if !lead {
 		return sevOK
 	}
+	var counted []string
+	countedDone := false
 	for _, kr := range c.rt.kindList {
-		if !kr.spec.Choice || !countsKind(low, stem(kr.name)) {
+		if !kr.spec.Choice {
+			continue
+		}
+		if !countedDone {
+			counted, countedDone = countedStems(low), true
+		}
+		if ks := stem(kr.name); !slices.ContainsFunc(counted, func(w string) bool { return stemMatch(w, ks) }) {
 			continue
 		}
 		ks := c.kindSetOf(kr)

@@ -3,6 +3,7 @@ package grounding
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file holds the index of the visible history V(H<t). The checker walks
@@ -198,6 +199,7 @@ type baseIndex struct {
 	occs      []baseOcc
 	low       string // the text lowered, for phrase searches
 	upper     bool   // it has an ASCII upper-case letter
+	ascii     bool   // it is all ASCII
 	isJSON    bool
 	pending   []pendingMD
 	firstDate [3]int // first date written in full, zero when none
@@ -639,6 +641,15 @@ func phraseWords(phrase string) []string {
 	return strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' || r == '\n' })
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func hasASCIIUpper(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 'A' && s[i] <= 'Z' {
@@ -703,15 +714,22 @@ func phraseInWords(low string, words []string) (int, int, bool) {
 type lowText struct {
 	low    string // strings.ToLower(content)
 	upper  bool   // content has an ASCII upper-case letter
+	ascii  bool   // content is all ASCII
 	done   bool
 	fold   string // content with only its ASCII letters lowered, made on demand
 	folded bool
 }
 
-// foldOf returns asciiLower(content) of the message lt is for.
+// foldOf returns asciiLower(content) of the message lt is for: for ASCII
+// text that is what strings.ToLower made.
 func (lt *lowText) foldOf(content string) string {
 	if !lt.folded {
-		lt.fold, lt.folded = asciiLower(content), true
+		if lt.ascii {
+			lt.fold = lt.low
+		} else {
+			lt.fold = asciiLower(content)
+		}
+		lt.folded = true
 	}
 	return lt.fold
 }
@@ -723,11 +741,11 @@ func (c *checker) lowOf(msg int) *lowText {
 		lt.done = true
 		for _, b := range c.bases {
 			if b.msg == msg {
-				lt.low, lt.upper = b.idx.low, b.idx.upper
+				lt.low, lt.upper, lt.ascii = b.idx.low, b.idx.upper, b.idx.ascii
 				return lt
 			}
 		}
-		lt.low, lt.upper = strings.ToLower(content), hasASCIIUpper(content)
+		lt.low, lt.upper, lt.ascii = strings.ToLower(content), hasASCIIUpper(content), isASCII(content)
 	}
 	return lt
 }
