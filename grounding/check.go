@@ -287,10 +287,10 @@ type checker struct {
 	small   []smallOcc
 
 	calls        []callInfo
-	callAt       map[[2]int]int // (message, call) → index in calls
-	obsCall      []int          // message → index in calls it answers, -1
-	textMsgs     []int32        // visible non-agent messages with free text (not JSON)
-	userMsgs     []int32        // visible user messages
+	firstCall    []int32 // message → index in calls of its first call (visible assistant messages)
+	obsCall      []int   // message → index in calls it answers, -1
+	textMsgs     []int32 // visible non-agent messages with free text (not JSON)
+	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
 	bases        []baseRef          // long system texts indexed through baseCache
 	pos          int                // the message being processed
@@ -313,7 +313,8 @@ type checker struct {
 	lastNo       bool           // whether it opened with a refusal ("no", "actually", …)
 	lastWrite    int            // message of the last successful consequential write, -1
 	events       []confirmEvent
-	pendingTexts []int // agent text messages since the last "yes"
+	evEnts       []int32 // the events' ents are cut from this
+	pendingTexts []int   // agent text messages since the last "yes"
 	writes       []writeDone
 
 	visibleTools map[string]*toolSchema
@@ -362,7 +363,6 @@ func newChecker() *checker {
 		records:    map[[2]int32]bool{},
 		recordVals: map[int32]bool{},
 		readEnts:   map[int32]bool{},
-		callAt:     map[[2]int]int{},
 	}
 	c.jw.memo = &c.memo
 	return c
@@ -380,7 +380,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.small = c.small[:0]
 	c.calls = c.calls[:0]
 	c.keyStore, c.pathStore = c.keyStore[:0], c.pathStore[:0]
-	clear(c.callAt)
+	c.firstCall = c.firstCall[:0]
+	c.evEnts = c.evEnts[:0]
 	c.obsCall = c.obsCall[:0]
 	c.textMsgs = c.textMsgs[:0]
 	c.userMsgs = c.userMsgs[:0]
@@ -489,12 +490,14 @@ func (c *checker) pairCalls() {
 	n := len(t.Messages)
 	for i := 0; i < n; i++ {
 		c.obsCall = append(c.obsCall, -1)
+		c.firstCall = append(c.firstCall, -1)
 	}
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		if m.Role != RoleAssistant || m.IsHidden() {
 			continue
 		}
+		c.firstCall[i] = int32(len(c.calls))
 		for k := range m.ToolCalls {
 			call := &m.ToolCalls[k]
 			ci := len(c.calls)
@@ -516,7 +519,6 @@ func (c *checker) pairCalls() {
 				break
 			}
 			c.calls = append(c.calls, info)
-			c.callAt[[2]int{i, k}] = ci
 		}
 	}
 }
@@ -765,10 +767,9 @@ func (c *checker) userTurn(msg int, content string) {
 		c.ents[id].pending = false
 	}
 	if c.lastYes && c.askedToConfirm() {
-		ev := confirmEvent{user: msg, texts: append([]int(nil), c.pendingTexts...), ents: map[int32]bool{}}
-		for _, id := range c.pending {
-			ev.ents[id] = true
-		}
+		e0 := len(c.evEnts)
+		c.evEnts = append(c.evEnts, c.pending...) // distinct: an entry is pending once
+		ev := confirmEvent{user: msg, texts: append([]int(nil), c.pendingTexts...), ents: c.evEnts[e0:len(c.evEnts):len(c.evEnts)]}
 		c.events = append(c.events, ev)
 	}
 	c.pending = c.pending[:0]
@@ -797,7 +798,7 @@ func (c *checker) askedToConfirm() bool {
 type confirmEvent struct {
 	user  int
 	texts []int
-	ents  map[int32]bool // entries the texts named
+	ents  []int32 // entries the texts named
 }
 
 // writeDone is a successful consequential write and the "yes" it used.

@@ -188,7 +188,7 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 func (c *checker) callDecision(i, k int) {
 	m := &c.t.Messages[i]
 	call := &m.ToolCalls[k]
-	ci := &c.calls[c.callAt[[2]int{i, k}]]
+	ci := &c.calls[int(c.firstCall[i])+k]
 	d := DecisionResult{Ordinal: len(c.res.Decisions), Message: i, Call: k, Tool: call.Name, Observation: ci.obs, E: 1}
 	d.Action = c.actionOf(call.Name)
 	ci.action = d.Action

@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -123,7 +124,7 @@ func actionWords(tool string) []string {
 // the entries or one of the action words.
 func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) bool {
 	for _, id := range ents {
-		if ev.ents[id] {
+		if slices.Contains(ev.ents, id) {
 			return true
 		}
 	}
