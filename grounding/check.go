@@ -780,15 +780,14 @@ func (c *checker) userTurn(msg int, content string) {
 // an action: a "yes" only confirms an action after one of them.
 var confirmPrompts = []string{"confirm", "proceed", "(yes/no)", "yes or no", "would you like", "shall i", "should i", "do you want", "go ahead", "is that correct", "is this correct", "are you sure"}
 
+var confirmPromptSet = newPhraseSet(confirmPrompts)
+
 // askedToConfirm reports whether one of the agent texts since the last
 // "yes" asked for approval.
 func (c *checker) askedToConfirm() bool {
 	for _, m := range c.pendingTexts {
-		low := c.lowerContent(m)
-		for _, p := range confirmPrompts {
-			if strings.Contains(low, p) {
-				return true
-			}
+		if confirmPromptSet.contains(c.lowerContent(m)) {
+			return true
 		}
 	}
 	return false

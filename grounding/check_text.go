@@ -282,6 +282,8 @@ var (
 	doneVerbs    = []string{"added", "updated", "cancelled", "canceled", "booked", "changed", "upgraded", "downgraded", "modified", "issued", "sent", "removed", "rebooked", "applied"}
 	doneAux      = []string{"has been", "have been", "successfully", "i've", "i have", "we've"}
 	hypothetical = []string{"if ", "since ", "not ", "n't ", "unable", "cannot", "might", "would", "could", "once ", "unfortunately", "whether", "should"}
+
+	hypotheticalSet = newPhraseSet(hypothetical)
 )
 
 // checkClaims flags sentences of a reply that report a write as done when
@@ -407,10 +409,8 @@ func asciiLower(s string) string {
 // reportsDone reports whether a lower-cased sentence states that a write
 // happened.
 func reportsDone(low string) bool {
-	for _, h := range hypothetical {
-		if strings.Contains(low, h) {
-			return false
-		}
+	if hypotheticalSet.contains(low) {
+		return false
 	}
 	for _, v := range doneVerbs {
 		off := 0
@@ -456,6 +456,8 @@ func (c *checker) succeededBefore(tool string, msg int) bool {
 // follows ("you have two business reservations", "all of your
 // reservations", "found three reservations").
 var countLeads = []string{"you have", "there are", "found", "only", "all of your", "all your", "none of your", "both of your", "both your"}
+
+var countLeadSet = newPhraseSet(countLeads)
 
 // countedStems returns the stems of the words low (lower-cased) counts:
 // after a lead, within five words a number word or "all"/"none", then
@@ -505,14 +507,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	} else { // a free-text argument named content
 		fold, low = asciiLower(text), strings.ToLower(text)
 	}
-	lead := false
-	for _, l := range countLeads {
-		if strings.Contains(fold, l) {
-			lead = true
-			break
-		}
-	}
-	if !lead {
+	if !countLeadSet.contains(fold) {
 		return sevOK
 	}
 	var counted []string

@@ -28,6 +28,8 @@ type profileRuntime struct {
 	weakTokens   map[string]bool // canonical keys
 	yes, no      []string        // lower-case
 	pick         []string
+	yesSet       *phraseSet // yes and pick, for one-pass search
+	pickSet      *phraseSet
 	schemas      map[string]*toolSchema
 	tools        map[string]*toolRuntime
 	kinds        map[string]*kindRuntime
@@ -240,6 +242,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			rt.no = lowerAll(c.No)
 		}
 	}
+	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
 	return rt, nil
 }
 

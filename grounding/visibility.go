@@ -566,25 +566,11 @@ func matchPath(pat []string, path []byte) bool {
 // affirmative reports whether a user message, trimmed and lowered, contains
 // a yes phrase; it accepts what was proposed when it does and does not open
 // with a no phrase (refusal).
-func (c *checker) affirmative(lowTrim string) bool {
-	for _, y := range c.rt.yes {
-		if containsWord(lowTrim, y) {
-			return true
-		}
-	}
-	return false
-}
+func (c *checker) affirmative(lowTrim string) bool { return c.rt.yesSet.containsWord(lowTrim) }
 
 // selection reports whether a user message (lowered) picks one of the
 // listed options.
-func (c *checker) selection(low string) bool {
-	for _, p := range c.rt.pick {
-		if containsWord(low, p) {
-			return true
-		}
-	}
-	return false
-}
+func (c *checker) selection(low string) bool { return c.rt.pickSet.containsWord(low) }
 
 // refusal reports whether a user message, trimmed and lowered, opens with a
 // no phrase.
