@@ -335,9 +335,11 @@ type checker struct {
 
 	lows []lowText // per message, made on demand (lowOf)
 
-	hidden   map[string]hiddenOcc
-	hiddenOK bool
-	hidTexts []hiddenText
+	hidden     keyTable // key → index in hiddenOccs, built on first need
+	hiddenOccs []hiddenOcc
+	hiddenOK   bool
+	hidTexts   []hiddenText
+	hbuf       mentionBuf // scratch for scanning hidden context
 
 	res Result
 }
@@ -405,8 +407,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.writes = c.writes[:0]
 	c.visibleTools = nil
 	c.schemaNames = nil
-	c.hidden = nil
 	c.hiddenOK = false
+	clear(c.hidTexts)
 	c.hidTexts = c.hidTexts[:0]
 	clear(c.lows)
 	c.lows = slices.Grow(c.lows[:0], len(t.Messages))[:len(t.Messages)]
