@@ -268,16 +268,17 @@ type checker struct {
 	p  *Profile
 	rt *profileRuntime
 
-	keys keyTable // canonical key → index in ents
-	ents []entry
-	slab strSlab // entry keys and occurrence paths
-	buf  mentionBuf
-	tbuf mentionBuf // scratch for text being checked
-	rbuf mentionBuf // the reply of the assistant message being checked
-	sc   textScanner
-	jw   jsonWalker
-	memo scanMemo // the walker's memo of key and value scans
-	nums []numOcc
+	keys  keyTable // canonical key → index in ents
+	ents  []entry
+	slab  strSlab  // entry keys and occurrence paths
+	paths []string // occurrence paths (occ.path); paths[0] is ""
+	buf   mentionBuf
+	tbuf  mentionBuf // scratch for text being checked
+	rbuf  mentionBuf // the reply of the assistant message being checked
+	sc    textScanner
+	jw    jsonWalker
+	memo  scanMemo // the walker's memo of key and value scans
+	nums  []numOcc
 	// stated are amounts the agent's replies stated with support.
 	stated   []numOcc
 	kindSets []kindSet // by kindRuntime.idx; see kindSet
@@ -375,6 +376,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.keys.reset()
 	c.ents = c.ents[:0]
 	c.slab.reset()
+	clear(c.paths)
+	c.paths = append(c.paths[:0], "")
 	c.nums = c.nums[:0]
 	c.stated = c.stated[:0]
 	c.resetKinds()

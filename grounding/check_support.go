@@ -70,7 +70,7 @@ func (c *checker) lookup(keys []string, allowPart bool, msg int) (int32, occ, in
 // visibleEvidence renders an occurrence; literal reports whether the visible
 // text is exactly raw.
 func (c *checker) visibleEvidence(o occ, raw string) (Evidence, bool) {
-	ev := Evidence{Found: "visible", Message: int(o.msg), Start: int(o.start), End: int(o.end), JSONPath: o.path, HiddenEntry: -1, HiddenMessage: -1}
+	ev := Evidence{Found: "visible", Message: int(o.msg), Start: int(o.start), End: int(o.end), JSONPath: c.pathOf(o), HiddenEntry: -1, HiddenMessage: -1}
 	if o.msg < 0 {
 		ev.Found = "schema"
 		return ev, true
@@ -275,7 +275,7 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 		e := &c.ents[id]
 		ev := nowhere()
 		ev.Found = "visible"
-		ev.Message, ev.Start, ev.End, ev.JSONPath = int(e.echo.msg), int(e.echo.start), int(e.echo.end), e.echo.path
+		ev.Message, ev.Start, ev.End, ev.JSONPath = int(e.echo.msg), int(e.echo.start), int(e.echo.end), c.pathOf(e.echo)
 		ev.Note = "only a tool echo of the agent's own unsupported value (message " + strconv.Itoa(int(e.agent.msg)) + "); echoes are not evidence"
 		return finding{status: StatusEcho, reason: ReasonEcho, sev: sev, ev: ev, ent: id}
 	}
@@ -587,10 +587,8 @@ func (c *checker) weakSupport(v float64, raw, path string, msg int) finding {
 			}
 			if match {
 				o := occ{msg: s.msg, start: s.start, end: s.end}
-				if s.jsonKey != "" {
-					o.path = s.jsonKey
-				}
 				ev, literal := c.visibleEvidence(o, raw)
+				ev.JSONPath = s.jsonKey // the field it was stated in, if any
 				ev.Note = "stated next to \"" + strings.Join(st, " ") + "\""
 				if literal {
 					return finding{status: StatusLiteral, ev: ev, ent: -1}

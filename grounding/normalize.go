@@ -92,13 +92,13 @@ type mentionBuf struct {
 	arena []byte
 	ms    []mention
 	objs  []jobj
-	// the last path made a string (checker.pathIn), lastP0 < 0: none
+	// the last path added to the checker's paths (checker.pathIn), 0: none
 	lastP0, lastP1 int32
-	lastPath       string
+	lastPath       int32
 }
 
 func (b *mentionBuf) reset() {
-	b.lastP0, b.lastP1, b.lastPath = -1, -1, ""
+	b.lastP0, b.lastP1, b.lastPath = -1, -1, 0
 	b.arena = b.arena[:0]
 	b.ms = b.ms[:0]
 	b.objs = b.objs[:0]

@@ -24,17 +24,22 @@ const (
 	srcSchema
 )
 
-// occ is one occurrence of a key in a visible message.
+// occ is one occurrence of a key in a visible message. Entries hold seven
+// of them, so it is kept small: the JSON path is an index into the
+// checker's path list (0: none; see checker.pathOf).
 type occ struct {
 	msg        int32 // message index; -1: none
 	start, end int32 // byte span in the message content
-	path       string
+	path       int32
 	norm       normKind
 	src        src
 	whole      bool // the mention is the whole JSON value, not a word inside it
 }
 
 var noOcc = occ{msg: -1}
+
+// newEntry is an entry with no occurrence yet, copied for every new key.
+var newEntry = entry{sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1}
 
 func (o occ) ok() bool { return o.msg >= 0 }
 
@@ -167,7 +172,8 @@ func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
 	}
 	k := c.slab.cut(key)
 	id = int32(len(c.ents))
-	c.ents = append(c.ents, entry{key: k, sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1})
+	c.ents = append(c.ents, newEntry)
+	c.ents[id].key = k
 	c.keys.insert(slot, h, k, id)
 	// Long system texts are indexed once per pool (baseIndex); their
 	// occurrences join an entry when it is first needed.
@@ -180,6 +186,9 @@ func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
 			bo := &b.idx.occs[i]
 			o := bo.o
 			o.msg = int32(b.msg)
+			if bo.path != "" {
+				o.path = c.addPath(bo.path)
+			}
 			if bo.part {
 				if !e.part.ok() {
 					e.part = o
@@ -206,7 +215,8 @@ type baseIndex struct {
 }
 
 type baseOcc struct {
-	o    occ
+	o    occ // without its path, which is in path
+	path string
 	part bool
 }
 
@@ -225,8 +235,9 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 			continue
 		}
 		o := occ{start: m.start, end: m.end, norm: m.norm, src: srcSystem, whole: m.wholeLeaf}
+		path := ""
 		if m.p1 > m.p0 {
-			o.path = string(b.path(m))
+			path = string(b.path(m))
 		}
 		part := m.kind == mIDPart
 		h := hashKey(key)
@@ -234,9 +245,9 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 		switch {
 		case !seen:
 			bi.occ.insert(slot, h, string(key), int32(len(bi.occs)))
-			bi.occs = append(bi.occs, baseOcc{o: o, part: part})
+			bi.occs = append(bi.occs, baseOcc{o: o, path: path, part: part})
 		case !part && (bi.occs[i].part || bi.occs[i].o.norm != nkNone && m.norm == nkNone):
-			bi.occs[i] = baseOcc{o: o, part: part}
+			bi.occs[i] = baseOcc{o: o, path: path, part: part}
 		}
 		if m.kind == mDate && m.norm == nkNone && bi.firstDate[0] == 0 {
 			bi.firstDate = [3]int{digitsValue(string(key[2:6])), digitsValue(string(key[7:9])), digitsValue(string(key[10:12]))}
@@ -320,7 +331,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 			e.sup = o
 		}
 		if (s == srcUser || s == srcRequest) && !e.user.ok() {
-			if o.path == "" {
+			if o.path == 0 {
 				o.path = c.pathIn(buf, m)
 			}
 			e.user = o
@@ -331,18 +342,28 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 	}
 }
 
-// pathIn returns a mention's JSON path as a string. Mentions of one leaf
-// share their path, so the last one made is reused.
-func (c *checker) pathIn(buf *mentionBuf, m *mention) string {
+// pathIn returns a mention's JSON path as an occurrence path (an index
+// into c.paths). Mentions of one leaf share their path, so the last one
+// added is reused.
+func (c *checker) pathIn(buf *mentionBuf, m *mention) int32 {
 	if m.p1 <= m.p0 {
-		return ""
+		return 0
 	}
-	if m.p0 != buf.lastP0 || m.p1 != buf.lastP1 {
+	if m.p0 != buf.lastP0 || m.p1 != buf.lastP1 || buf.lastPath == 0 {
 		buf.lastP0, buf.lastP1 = m.p0, m.p1
-		buf.lastPath = c.slab.cut(buf.path(m))
+		buf.lastPath = c.addPath(c.slab.cut(buf.path(m)))
 	}
 	return buf.lastPath
 }
+
+// addPath adds a JSON path to c.paths and returns its index.
+func (c *checker) addPath(p string) int32 {
+	c.paths = append(c.paths, p)
+	return int32(len(c.paths) - 1)
+}
+
+// pathOf returns an occurrence's JSON path, "" when none.
+func (c *checker) pathOf(o occ) string { return c.paths[o.path] }
 
 // strSlab cuts entry keys and occurrence paths out of shared allocations: a
 // trajectory makes a few hundred of each, and a string apiece (or a copy of
