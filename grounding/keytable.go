@@ -14,12 +14,18 @@ import "hash/maphash"
 type keyTable struct {
 	slots []keySlot
 	n     int
+	// gen marks the slots in use: reset starts a new generation instead of
+	// clearing the slots (tables are reset per trajectory, and clearing a
+	// table sized for the largest one, with its string pointers, showed in
+	// profiles).
+	gen uint32
 }
 
 type keySlot struct {
 	h   uint64
 	key string
-	val int32 // value + 1; 0 marks an empty slot
+	val int32
+	gen uint32 // the slot is in use when it equals the table's gen
 }
 
 // keySeed seeds every keyTable's hash.
@@ -37,11 +43,11 @@ func (t *keyTable) find(h uint64, key string) (int32, int, bool) {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.val == 0 {
+		if s.gen != t.gen {
 			return -1, int(i), false
 		}
 		if s.h == h && s.key == key {
-			return s.val - 1, int(i), true
+			return s.val, int(i), true
 		}
 	}
 }
@@ -59,14 +65,14 @@ func (t *keyTable) insert(slot int, h uint64, key string, val int32) {
 		t.grow()
 		_, slot, _ = t.find(h, key)
 	}
-	t.slots[slot] = keySlot{h: h, key: key, val: val + 1}
+	t.slots[slot] = keySlot{h: h, key: key, val: val, gen: t.gen}
 	t.n++
 }
 
 // set inserts or replaces the value of key.
 func (t *keyTable) set(h uint64, key string, val int32) {
 	if _, slot, ok := t.find(h, key); ok {
-		t.slots[slot].val = val + 1
+		t.slots[slot].val = val
 	} else {
 		t.insert(slot, h, key, val)
 	}
@@ -74,15 +80,18 @@ func (t *keyTable) set(h uint64, key string, val int32) {
 
 // grow doubles the table (at least 64 slots), keeping it at most half full.
 func (t *keyTable) grow() {
+	if t.gen == 0 {
+		t.gen = 1 // a zero slot is never in use
+	}
 	old := t.slots
 	t.slots = make([]keySlot, max(64, 2*len(old)))
 	mask := uint64(len(t.slots) - 1)
 	for _, s := range old {
-		if s.val == 0 {
+		if s.gen != t.gen {
 			continue
 		}
 		i := s.h & mask
-		for t.slots[i].val != 0 {
+		for t.slots[i].gen == t.gen {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = s
@@ -91,6 +100,10 @@ func (t *keyTable) grow() {
 
 // reset empties the table, keeping its size.
 func (t *keyTable) reset() {
-	clear(t.slots)
 	t.n = 0
+	t.gen++
+	if t.gen == 0 { // wrapped: old slots could look current again
+		clear(t.slots)
+		t.gen = 1
+	}
 }
