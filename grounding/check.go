@@ -284,7 +284,7 @@ type checker struct {
 	kindSets []kindSet // by kindRuntime.idx; see kindSet
 	// records holds (read key entry, value entry) pairs: the value was in
 	// the observation of a read called with that key.
-	records map[[2]int32]bool
+	records pairSet
 	small   []smallOcc
 
 	calls        []callInfo
@@ -303,16 +303,14 @@ type checker struct {
 	groupKey     []byte
 	summedTo     int
 	pendingMD    []pendingAt
-	pending      []int32        // entries named by agent text since the last "yes"
-	recent       []int32        // entries named by agent text since the last user message
-	turn         int32          // number of user messages so far
-	recordVals   map[int32]bool // values seen in the record of a chosen entity
-	attrBuf      []attr         // backing store of candidates' attributes
-	readEnts     map[int32]bool // entities a successful read was keyed by
-	lastUser     int            // last visible user message so far, -1
-	lastYes      bool           // whether it was affirmative
-	lastNo       bool           // whether it opened with a refusal ("no", "actually", …)
-	lastWrite    int            // message of the last successful consequential write, -1
+	pending      []int32 // entries named by agent text since the last "yes"
+	recent       []int32 // entries named by agent text since the last user message
+	turn         int32   // number of user messages so far
+	attrBuf      []attr  // backing store of candidates' attributes
+	lastUser     int     // last visible user message so far, -1
+	lastYes      bool    // whether it was affirmative
+	lastNo       bool    // whether it opened with a refusal ("no", "actually", …)
+	lastWrite    int     // message of the last successful consequential write, -1
 	events       []confirmEvent
 	evEnts       []int32 // the events' ents are cut from this
 	pendingTexts []int   // agent text messages since the last "yes"
@@ -362,11 +360,7 @@ type smallOcc struct {
 }
 
 func newChecker() *checker {
-	c := &checker{
-		records:    map[[2]int32]bool{},
-		recordVals: map[int32]bool{},
-		readEnts:   map[int32]bool{},
-	}
+	c := &checker{}
 	c.jw.memo = &c.memo
 	return c
 }
@@ -381,7 +375,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.nums = c.nums[:0]
 	c.stated = c.stated[:0]
 	c.resetKinds()
-	clear(c.records)
+	c.records.reset()
 	c.small = c.small[:0]
 	c.calls = c.calls[:0]
 	c.keyStore, c.pathStore = c.keyStore[:0], c.pathStore[:0]
@@ -401,9 +395,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.pending = c.pending[:0]
 	c.recent = c.recent[:0]
 	c.turn = 0
-	clear(c.recordVals)
 	c.attrBuf = c.attrBuf[:0]
-	clear(c.readEnts)
 	c.lastUser, c.lastYes, c.lastNo, c.lastWrite = -1, false, false, -1
 	c.events = c.events[:0]
 	c.pendingTexts = c.pendingTexts[:0]
@@ -835,7 +827,7 @@ func (c *checker) observation(msg int) {
 		if ci != nil && !ci.err && ci.action == ActionRead {
 			recordEnts = ci.identEnts
 			for _, e := range ci.identEnts {
-				c.readEnts[e] = true
+				c.ents[e].readKey = true
 			}
 		}
 		if ci != nil && !ci.err && c.rt.outputTools[ci.name] {

@@ -54,14 +54,14 @@ func (c *checker) singledOut(kr *kindRuntime, ks *kindSet, idx int, ci *callInfo
 	e := &c.ents[cand.ent]
 	if kr.spec.Record && ci != nil {
 		for _, r := range ci.identEnts {
-			if r != cand.ent && c.records[[2]int32{r, cand.ent}] {
+			if r != cand.ent && c.records.has(r, cand.ent) {
 				return "listed in the record of " + strings.TrimPrefix(c.ents[r].key, "s:"), true
 			}
 		}
 	}
 	if len(kr.spec.RecordPhrases) > 0 && ci != nil {
 		for _, r := range ci.identEnts {
-			if r == cand.ent || !c.records[[2]int32{r, cand.ent}] {
+			if r == cand.ent || !c.records.has(r, cand.ent) {
 				continue
 			}
 			for _, um := range c.userMsgs {

@@ -450,7 +450,7 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 		// What the record being changed holds (the reservation's cabin).
 		if ci != nil {
 			for _, r := range ci.identEnts {
-				if c.records[[2]int32{r, id}] {
+				if c.records.has(r, id) {
 					ev := nowhere()
 					ev.Found = "visible"
 					ev.Message = -1

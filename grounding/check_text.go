@@ -154,7 +154,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			if _, ok := c.singledOut(kr, ks, ks.pos[ent], ci, msg); ok {
 				continue
 			}
-			if c.recordVals[ent] {
+			if c.ents[ent].recordVal {
 				continue // describes the record just read, does not choose
 			}
 			for _, k := range idxs {
@@ -532,7 +532,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 			if int(cd.msg) >= msg {
 				continue
 			}
-			if c.readEnts[cd.ent] {
+			if c.ents[cd.ent].readKey {
 				readable = true
 			} else {
 				unread++

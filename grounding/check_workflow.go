@@ -32,7 +32,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 				break
 			}
 			if rule.afterOutput[p.name] {
-				if id, ok := c.find(val); ok && c.records[[2]int32{-1 - int32(p.obs), id}] {
+				if id, ok := c.find(val); ok && c.records.has(-1-int32(p.obs), id) {
 					satisfied = true
 					break
 				}

@@ -107,3 +107,86 @@ func (t *keyTable) reset() {
 		t.gen = 1
 	}
 }
+
+// pairSet is a set of (int32, int32) pairs: open addressing over the pairs
+// packed in a uint64, reset by generation like keyTable. It holds the
+// checker's record pairs, inserted for every value of every read's
+// observation.
+type pairSet struct {
+	slots []pairSlot
+	n     int
+	gen   uint32
+}
+
+type pairSlot struct {
+	v   uint64
+	gen uint32
+}
+
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
+func (ps *pairSet) slot(v uint64) uint64 {
+	return (v * 0x9E3779B97F4A7C15) >> 32 & uint64(len(ps.slots)-1)
+}
+
+// has reports whether (a, b) is in the set.
+func (ps *pairSet) has(a, b int32) bool {
+	if len(ps.slots) == 0 {
+		return false
+	}
+	v := pairKey(a, b)
+	mask := uint64(len(ps.slots) - 1)
+	for i := ps.slot(v); ; i = (i + 1) & mask {
+		s := &ps.slots[i]
+		if s.gen != ps.gen {
+			return false
+		}
+		if s.v == v {
+			return true
+		}
+	}
+}
+
+// add inserts (a, b).
+func (ps *pairSet) add(a, b int32) {
+	if 2*(ps.n+1) > len(ps.slots) {
+		ps.grow()
+	}
+	v := pairKey(a, b)
+	mask := uint64(len(ps.slots) - 1)
+	for i := ps.slot(v); ; i = (i + 1) & mask {
+		s := &ps.slots[i]
+		if s.gen != ps.gen {
+			*s = pairSlot{v: v, gen: ps.gen}
+			ps.n++
+			return
+		}
+		if s.v == v {
+			return
+		}
+	}
+}
+
+func (ps *pairSet) grow() {
+	if ps.gen == 0 {
+		ps.gen = 1
+	}
+	old := ps.slots
+	ps.slots = make([]pairSlot, max(64, 2*len(old)))
+	ps.n = 0
+	for _, s := range old {
+		if s.gen == ps.gen {
+			ps.add(int32(s.v>>32), int32(uint32(s.v)))
+		}
+	}
+}
+
+// reset empties the set, keeping its size.
+func (ps *pairSet) reset() {
+	ps.n = 0
+	ps.gen++
+	if ps.gen == 0 {
+		clear(ps.slots)
+		ps.gen = 1
+	}
+}

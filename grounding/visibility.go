@@ -76,6 +76,10 @@ type entry struct {
 	// echoAt is 1 + the observation whose call had this key among its
 	// arguments, while that observation is indexed (see indexMentions).
 	echoAt int32
+	// recordVal: the value was seen in the record of a chosen entity (the
+	// observation of a read keyed by one); readKey: a successful read was
+	// keyed by this entity.
+	recordVal, readKey bool
 	// hidden is set lazily: -2 unknown, -1 not in hidden context, else the
 	// index into checker.hiddenOccs of the first hidden occurrence.
 	small bool // a small integer
@@ -403,9 +407,9 @@ func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32)
 				continue
 			}
 			for _, r := range recordEnts {
-				c.records[[2]int32{r, id}] = true
+				c.records.add(r, id)
 				if r >= 0 {
-					c.recordVals[id] = true
+					c.ents[id].recordVal = true
 				}
 			}
 		}
