@@ -408,7 +408,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	clear(c.lows)
 	c.lows = slices.Grow(c.lows[:0], len(t.Messages))[:len(t.Messages)]
 	c.sc = textScanner{smallAt: c.rt.weakMax}
-	c.memo.reset()
+	c.memo.newTrajectory()
 	c.res = Result{}
 }
 

@@ -234,15 +234,15 @@ func (w *jsonWalker) stringLeaf(s string, start, end int) {
 	}
 	sc := w.sc
 	sm.sync(sc)
-	rec, h, slot, ok := sm.lookup(&sm.vals, s)
+	rec, h, slot, ok := sm.vals.lookup(s)
 	if ok {
-		sm.replay(sc, rec, start)
+		sm.replay(sc, false, rec, start)
 		return
 	}
 	n0, pend := len(sc.out.ms), len(sc.pendingMD)
 	w.scanString(s, start, end)
 	if len(sc.pendingMD) == pend {
-		sm.remember(&sm.vals, s, h, slot, sm.record(sc, n0, start))
+		sm.vals.remember(s, h, slot, sm.record(sc, false, n0, start))
 	}
 }
 
@@ -413,8 +413,8 @@ func (w *jsonWalker) scanKey(k string, kstart, kend int) {
 		sm.sync(sc)
 		var rec memoRec
 		var ok bool
-		if rec, h, slot, ok = sm.lookup(&sm.keys, k); ok {
-			sm.replay(sc, rec, kstart)
+		if rec, h, slot, ok = sm.keys.lookup(k); ok {
+			sm.replay(sc, true, rec, kstart)
 			return
 		}
 	}
@@ -422,7 +422,8 @@ func (w *jsonWalker) scanKey(k string, kstart, kend int) {
 	sc.scan(k, kstart)
 	markWhole(sc.out, nk, kstart, kend)
 	if sm != nil && len(sc.pendingMD) == pend {
-		sm.remember(&sm.keys, k, h, slot, sm.record(sc, nk, kstart))
+		// The key is kept across trajectories: copy it out of this one's text.
+		sm.keys.remember(sm.keyText.cutString(k), h, slot, sm.record(sc, true, nk, kstart))
 	}
 }
 

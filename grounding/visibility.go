@@ -291,8 +291,8 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 				c.ents[id].echoAt = echoMark
 			}
 			m.ent = id
-			if m.tpl >= 0 {
-				c.memo.ms[m.tpl].ent = id
+			if m.tpl != -1 {
+				c.memo.learn(m.tpl, id)
 			}
 		}
 		if m.kind == mWord && m.norm == nkNone {
@@ -386,6 +386,17 @@ func (s *strSlab) cut(p []byte) string {
 	}
 	off := s.b.Len()
 	s.b.Write(p)
+	return s.b.String()[off:]
+}
+
+// cutString is cut for a string.
+func (s *strSlab) cutString(p string) string {
+	if s.b.Cap()-s.b.Len() < len(p) {
+		s.b = strings.Builder{}
+		s.b.Grow(max(slabSize, len(p)))
+	}
+	off := s.b.Len()
+	s.b.WriteString(p)
 	return s.b.String()[off:]
 }
 
