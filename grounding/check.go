@@ -736,10 +736,10 @@ func (c *checker) userTurn(msg int, content string) {
 	// The yes/no phrases are matched in the trimmed text, the pick phrases
 	// in the whole one; both lowered once.
 	trimmed := strings.TrimSpace(content)
-	lowTrim := strings.ToLower(trimmed)
-	low := lowTrim
+	low := c.lowerContent(msg)
+	lowTrim := low
 	if len(trimmed) != len(content) {
-		low = c.lowerContent(msg)
+		lowTrim = strings.ToLower(trimmed)
 	}
 	c.lastNo = c.refusal(lowTrim)
 	c.lastYes = !c.lastNo && c.affirmative(lowTrim)

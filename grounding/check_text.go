@@ -241,9 +241,9 @@ func (c *checker) idLike(s string) int {
 		return 2
 	}
 	if upper == len(s) && len(s) == 3 {
-		k := "s:" + strings.ToLower(s)
+		k := [5]byte{'s', ':', lowerByte(s[0]), lowerByte(s[1]), lowerByte(s[2])} // ASCII capitals
 		for _, t := range c.rt.knowledge {
-			if _, ok := t[k]; ok {
+			if _, ok := t[string(k[:])]; ok {
 				return 2
 			}
 		}
@@ -296,6 +296,11 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 	if !mayReportDone(text) {
 		return sev
 	}
+	// An ASCII reply's sentences lowered are slices of the lowered reply.
+	lowText := ""
+	if lt := c.lowOf(msg); lt.ascii && text == c.t.Messages[msg].Content {
+		lowText = lt.low
+	}
 	start := 0
 	for start < len(text) {
 		end := start
@@ -303,12 +308,17 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 			end++
 		}
 		sentence := text[start:end]
+		low := ""
+		if lowText != "" {
+			low = lowText[start:end]
+		} else {
+			low = strings.ToLower(sentence)
+		}
 		if end < len(text) {
 			end++
 		}
 		s0 := start
 		start = end
-		low := strings.ToLower(sentence)
 		if !reportsDone(low) {
 			continue
 		}
