@@ -1,9 +1,9 @@
 package grounding
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -239,6 +239,7 @@ var checkerPool = sync.Pool{New: func() any { return newChecker() }}
 // callInfo is what the walk remembers about one tool call.
 type callInfo struct {
 	name      string
+	args      string    // the arguments as text, converted once
 	pathKeys  []pathKey // normalized argument path → canonical key of its value (first per path)
 	msg, call int
 	obs       int
@@ -498,7 +499,7 @@ func (c *checker) pairCalls() {
 		for k := range m.ToolCalls {
 			call := &m.ToolCalls[k]
 			ci := len(c.calls)
-			info := callInfo{msg: i, call: k, obs: -1}
+			info := callInfo{msg: i, call: k, obs: -1, args: string(call.Arguments)}
 			for j := i + 1; j < n; j++ {
 				o := &t.Messages[j]
 				if o.Role == RoleAssistant && !o.IsHidden() {
@@ -891,7 +892,7 @@ var reasonRank = func() map[string]int {
 }()
 
 func orderReasons(rs []string) []string {
-	sort.SliceStable(rs, func(i, j int) bool { return reasonRank[rs[i]] < reasonRank[rs[j]] })
+	slices.SortStableFunc(rs, func(a, b string) int { return cmp.Compare(reasonRank[a], reasonRank[b]) })
 	if rs == nil {
 		return []string{}
 	}

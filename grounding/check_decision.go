@@ -93,7 +93,7 @@ func (c *checker) assistant(i int) {
 		}
 		c.buf.reset()
 		c.sc.out = &c.buf
-		if c.jw.walkJSON(string(call.Arguments), &c.sc) {
+		if c.jw.walkJSON(c.calls[int(c.firstCall[i])+k].args, &c.sc) {
 			c.indexMentions(&c.buf, i, srcAgent, nil, bad)
 		}
 		c.sc.pendingMD = c.sc.pendingMD[:0]
@@ -337,23 +337,27 @@ type argLeaf struct {
 	s     string
 	f     float64
 	raw   string
+	start int // of raw in the arguments
 }
 
 // checkArgs checks every argument value of a call.
 func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, schema *toolSchema, msg int) int {
 	// The leaves, their segments and roles live in scratch reused by every
 	// call; the paths, which the evidence keeps, are cut from the slab.
-	leaves := c.leaves[:0]
-	segs := c.segBuf[:0]
-	args := string(call.Arguments)
+	c.leaves, c.segBuf = c.leaves[:0], c.segBuf[:0]
+	args := ci.args
 	c.jw.walkLeaves(args, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
 		c.pathBuf = w.appendPath(c.pathBuf[:0])
 		p := c.slab.cut(c.pathBuf)
-		s0 := len(segs)
-		segs = append(segs, w.segs...)
-		leaves = append(leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: segs[s0:len(segs):len(segs)], kind: kind, s: s, f: f, raw: args[start:end]})
+		s0 := len(c.segBuf)
+		c.segBuf = append(c.segBuf, w.segs...)
+		segs := c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
+		c.leaves = append(c.leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: segs, kind: kind, s: s, f: f, raw: args[start:end], start: start})
 	})
-	c.leaves, c.segBuf = leaves, segs
+	leaves := c.leaves
+	// The evidence's values are slices of one copy of the arguments per
+	// call, rather than a copy apiece.
+	var argBytes []byte
 	tp := c.rt.tools[call.Name]
 	// Keys and identifier entries first: echo detection and record lookups
 	// need them before any value is judged.
@@ -414,7 +418,10 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		if f.sev > sev {
 			sev = f.sev
 		}
-		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: json.RawMessage(l.raw), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
+		if argBytes == nil {
+			argBytes = []byte(args)
+		}
+		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: json.RawMessage(argBytes[l.start : l.start+len(l.raw) : l.start+len(l.raw)]), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
 	}
 	return sev
 }

@@ -156,20 +156,21 @@ func (c *checker) weakNumber(v float64) bool {
 
 // identSupport checks an identifier-like value (also the fallback role).
 func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *callInfo, msg int, inText bool) finding {
-	var keys []string
+	var kbuf [3]string
+	keys := kbuf[:0]
 	switch l.kind {
 	case 'n':
 		if c.weakNumber(l.f) {
 			return c.weakSupport(l.f, l.raw, l.path, msg)
 		}
-		keys = append(keys, numberKey(l.f))
+		keys = append(keys, c.numberKeyCut(l.f))
 		if l.f == math.Trunc(l.f) && l.f >= 0 {
 			keys = append(keys, stringKey(strconv.FormatInt(int64(l.f), 10)))
 		}
 	case 'b':
-		keys = append(keys, stringKey(l.s))
+		keys = append(keys, c.stringKeyCut(l.s))
 	default:
-		sk := stringKey(l.s)
+		sk := c.stringKeyCut(l.s)
 		if c.rt.weakTokens[sk] || len(strings.TrimSpace(l.s)) <= 1 {
 			return finding{status: StatusWeak, reason: ReasonWeak, sev: sevAmbiguous, ev: nowhere(), ent: -1}
 		}
@@ -179,7 +180,7 @@ func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *
 				if c.weakNumber(f) {
 					return c.weakSupport(f, l.raw, l.path, msg)
 				}
-				keys = append(keys, numberKey(f))
+				keys = append(keys, c.numberKeyCut(f))
 			}
 		}
 	}
@@ -220,6 +221,19 @@ func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *
 		}
 	}
 	return c.notVisible(keys, l.s, ap, how, id, msg, RoleIdentifier, inText)
+}
+
+// stringKeyCut and numberKeyCut are stringKey and numberKey cut from the
+// trajectory's slab: the checks make a few keys per value, and a string
+// apiece showed in the allocation profile.
+func (c *checker) stringKeyCut(s string) string {
+	c.keyBuf = appendStringKey(c.keyBuf[:0], s)
+	return c.slab.cut(c.keyBuf)
+}
+
+func (c *checker) numberKeyCut(f float64) string {
+	c.keyBuf = appendNumberKey(c.keyBuf[:0], f)
+	return c.slab.cut(c.keyBuf)
 }
 
 // notVisible classifies a value the visible history does not support:
@@ -337,8 +351,8 @@ func (c *checker) amountSupport(v float64, raw, path string, msg int, inText boo
 	if c.weakNumber(v) {
 		return c.weakSupport(v, raw, path, msg)
 	}
-	keys := []string{numberKey(v)}
-	id, o, how := c.lookup(keys, false, msg)
+	keys := [1]string{c.numberKeyCut(v)}
+	id, o, how := c.lookup(keys[:], false, msg)
 	switch how {
 	case howSup, howEcho, howConfirmed:
 		ev, literal := c.visibleEvidence(o, raw)
@@ -352,7 +366,7 @@ func (c *checker) amountSupport(v float64, raw, path string, msg int, inText boo
 		return f
 	}
 	// A refund shown as a negative payment.
-	if nid, no, nhow := c.lookup([]string{numberKey(-v)}, false, msg); nhow == howSup {
+	if nid, no, nhow := c.lookup([]string{c.numberKeyCut(-v)}, false, msg); nhow == howSup {
 		ev, _ := c.visibleEvidence(no, raw)
 		ev.Normalization = strconv.Quote(c.spanText(no)) + " → " + raw + " (sign)"
 		return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: nid, how: nhow}
@@ -363,7 +377,7 @@ func (c *checker) amountSupport(v float64, raw, path string, msg int, inText boo
 		ev.Derivation = der
 		return finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
 	}
-	return c.notVisible(keys, raw, ArgProfile{}, how, id, msg, RoleAmount, inText)
+	return c.notVisible(keys[:], raw, ArgProfile{}, how, id, msg, RoleAmount, inText)
 }
 
 func (c *checker) spanText(o occ) string {

@@ -100,8 +100,11 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			sev = f.sev
 		}
 		found = append(found, checked{arg: base + len(args), ent: f.ent, status: f.status})
+		c.keyBuf = append(append(c.keyBuf[:0], field...), '[')
+		c.keyBuf = append(strconv.AppendInt(c.keyBuf, int64(m.start), 10), ':')
+		c.keyBuf = append(strconv.AppendInt(c.keyBuf, int64(m.end), 10), ']')
 		args = append(args, ArgEvidence{
-			Path:   field + "[" + strconv.Itoa(int(m.start)) + ":" + strconv.Itoa(int(m.end)) + "]",
+			Path:   c.slab.cut(c.keyBuf), // field[start:end]
 			Value:  rawJSON(span),
 			Role:   role,
 			Status: f.status,
