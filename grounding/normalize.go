@@ -391,6 +391,7 @@ func parseNumber(s string) (float64, bool) {
 type textScanner struct {
 	out     *mentionBuf
 	lw      [16]byte
+	lwFor   string // the word lw holds lowered (lowerWord)
 	refYear int
 	refDate [3]int // y, m, d; zero when unknown
 	smallAt float64
@@ -409,22 +410,12 @@ type pendingMD struct {
 // trimProse removes the punctuation that surrounds words in prose and
 // markdown (quotes, brackets, bold markers, trailing full stops).
 func trimProse(s string, start int) (string, int) {
-	for len(s) > 0 {
-		switch s[0] {
-		case '"', '\'', '(', '[', '{', '*', '<', '`', '|', '>', '~':
-			s = s[1:]
-			start++
-			continue
-		}
-		break
+	for len(s) > 0 && proseLead[s[0]] {
+		s = s[1:]
+		start++
 	}
-	for len(s) > 0 {
-		switch s[len(s)-1] {
-		case '"', '\'', ')', ']', '}', '*', ',', '.', ';', ':', '!', '?', '>', '`', '|', '~':
-			s = s[:len(s)-1]
-			continue
-		}
-		break
+	for len(s) > 0 && proseTrail[s[len(s)-1]] {
+		s = s[:len(s)-1]
 	}
 	if len(s) > 2 && strings.HasSuffix(s, "'s") {
 		s = s[:len(s)-2]
@@ -432,6 +423,20 @@ func trimProse(s string, start int) (string, int) {
 		s = s[:len(s)-len("’s")]
 	}
 	return s, start
+}
+
+// proseLead and proseTrail are the bytes trimProse removes before and
+// after a word.
+var (
+	proseLead  = byteSet(`"'([{*<` + "`" + `|>~`)
+	proseTrail = byteSet(`"')]}*,.;:!?>` + "`" + `|~`)
+)
+
+func byteSet(chars string) (t [256]bool) {
+	for i := 0; i < len(chars); i++ {
+		t[chars[i]] = true
+	}
+	return t
 }
 
 // scan reports the mentions of text, whose first byte is at offset base of
@@ -522,9 +527,13 @@ func (sc *textScanner) lowerWord(s string) []byte {
 	if len(s) > len(sc.lw) {
 		return nil
 	}
+	if s == sc.lwFor { // scan and token lower the same token in turn
+		return sc.lw[:len(s)]
+	}
 	for i := 0; i < len(s); i++ {
 		sc.lw[i] = lowerByte(s[i])
 	}
+	sc.lwFor = s
 	return sc.lw[:len(s)]
 }
 
@@ -600,7 +609,15 @@ func stopWord(s string) bool {
 	for i := 0; i < len(s); i++ {
 		buf[i] = lowerByte(s[i])
 	}
-	switch string(buf[:len(s)]) {
+	return stopWordLower(buf[:len(s)])
+}
+
+// stopWordLower is stopWord for a word already lower-cased.
+func stopWordLower(w []byte) bool {
+	if len(w) > 6 {
+		return false
+	}
+	switch string(w) {
 	case "the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
 		"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
 		"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
@@ -613,8 +630,22 @@ func stopWord(s string) bool {
 }
 
 func (sc *textScanner) word(s string, start, end int, kind mkind, norm normKind) {
-	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord && stopWord(s) {
-		return // prose, not a JSON value
+	sc.wordLower(s, nil, start, end, kind, norm)
+}
+
+// wordLower is word for s whose lower-cased form is lower when it is not
+// nil (the token classification has it already).
+func (sc *textScanner) wordLower(s string, lower []byte, start, end int, kind mkind, norm normKind) {
+	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord {
+		stop := false
+		if lower != nil {
+			stop = stopWordLower(lower)
+		} else {
+			stop = stopWord(s)
+		}
+		if stop {
+			return // prose, not a JSON value
+		}
 	}
 	m := sc.add(kind, start, end, norm)
 	sc.out.arena = appendStringKey(sc.out.arena, s)
@@ -717,7 +748,7 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 		return
 	}
 	// US dates (5/20, 05/20/2024) and slash-joined tokens (HAT136/HAT039)
-	if k := strings.IndexByte(s, '/'); k > 0 {
+	if k := indexByteShort(s, '/'); k > 0 {
 		if y, mo, d, ok := parseUSDate(s); ok {
 			if y == 0 {
 				sc.monthDay(mo, d, start, end)
@@ -786,7 +817,7 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 			sc.date(y, mo, d, start, end, nkTomorrow)
 		}
 	}
-	sc.word(s, start, end, mWord, nkNone)
+	sc.wordLower(s, lower, start, end, mWord, nkNone)
 	// Plural words also stand for their singular ("certificates").
 	if len(s) > 4 && (s[len(s)-1] == 's' || s[len(s)-1] == 'S') && letterByte(s[len(s)-2]) && onlyLetters(s) {
 		sc.word(s[:len(s)-1], start, end, mWord, nkPlural)
@@ -799,6 +830,17 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 			break
 		}
 	}
+}
+
+// indexByteShort is strings.IndexByte for the short strings of tokens,
+// where a loop beats the call.
+func indexByteShort(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 func onlyLetters(s string) bool {
