@@ -110,7 +110,7 @@ func (b *mentionBuf) path(m *mention) []byte { return b.arena[m.p0:m.p1] }
 // monthOf returns the month a lower-case word names, or 0. A switch keeps
 // the per-token cost below a map lookup.
 func monthOf(w []byte) int {
-	if len(w) < 3 || len(w) > 9 || w[0] < 'a' || w[0] > 's' {
+	if len(w) < 3 || len(w) > 9 || !monthInitial[w[0]] {
 		return 0
 	}
 	switch string(w) {
@@ -141,6 +141,9 @@ func monthOf(w []byte) int {
 	}
 	return 0
 }
+
+// monthInitial marks the first letters of the month names monthOf knows.
+var monthInitial = byteSet("jfmasond")
 
 // numberWord returns the value of a spelled-out small number.
 func numberWord(w []byte) (int, bool) {
