@@ -299,7 +299,8 @@ type checker struct {
 	jsonMsgs     []int32            // visible non-agent JSON observations
 	sums         map[float64]sumRef // value → its first group derivation
 	sumGroups    []sumGroup
-	groupAt      map[string]int32 // scratch of groupSumsUpTo: group key → index in sumGroups
+	sumVals      []float64 // the groups' numbers are cut from this
+	groupAt      keyTable  // scratch of groupSumsUpTo: group key → index in sumGroups
 	groupVals    []groupVal
 	groupKey     []byte
 	summedTo     int
@@ -391,6 +392,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	clear(c.sums)
 	clear(c.sumGroups) // drop the old trajectory's values
 	c.sumGroups = c.sumGroups[:0]
+	c.sumVals = c.sumVals[:0]
 	c.summedTo = -1
 	c.pendingMD = c.pendingMD[:0]
 	c.pending = c.pending[:0]

@@ -869,7 +869,6 @@ func (r sumRef) text(c *checker) string {
 func (c *checker) groupSumsUpTo(msg int) {
 	if c.sums == nil {
 		c.sums = map[float64]sumRef{}
-		c.groupAt = map[string]int32{}
 	}
 	for _, m := range c.jsonMsgs {
 		if int(m) >= msg || int(m) <= c.summedTo {
@@ -879,17 +878,19 @@ func (c *checker) groupSumsUpTo(msg int) {
 		content := c.t.Messages[m].Content
 		// The groups of this message, in order of first appearance, and
 		// every number with its group (a number joins up to two groups).
-		clear(c.groupAt)
+		c.groupAt.reset()
 		g0 := len(c.sumGroups)
-		vals := c.groupVals[:0]
+		c.groupVals = c.groupVals[:0]
 		join := func(key []byte, f float64) {
-			g, ok := c.groupAt[string(key)]
+			h := hashKey(key)
+			g, slot, ok := c.groupAt.find(h, string(key))
 			if !ok {
 				g = int32(len(c.sumGroups))
-				c.groupAt[string(key)] = g
-				c.sumGroups = append(c.sumGroups, sumGroup{label: string(key[2:]), msg: int(m), wide: key[0] == 'w'})
+				k := c.slab.cut(key)
+				c.groupAt.insert(slot, h, k, g)
+				c.sumGroups = append(c.sumGroups, sumGroup{label: k[2:], msg: int(m), wide: key[0] == 'w'})
 			}
-			vals = append(vals, groupVal{g, f})
+			c.groupVals = append(c.groupVals, groupVal{g, f})
 		}
 		c.jw.walkLeaves(content, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
 			if kind != 'n' {
@@ -931,17 +932,16 @@ func (c *checker) groupSumsUpTo(msg int) {
 				join(b, f)
 			}
 		})
-		// Each group's numbers in order.
+		// Each group's numbers in order, cut from the trajectory's store.
 		for g := g0; g < len(c.sumGroups); g++ {
-			var xs []float64
-			for _, v := range vals {
+			x0 := len(c.sumVals)
+			for _, v := range c.groupVals {
 				if int(v.g) == g {
-					xs = append(xs, v.v)
+					c.sumVals = append(c.sumVals, v.v)
 				}
 			}
-			c.sumGroups[g].xs = xs
+			c.sumGroups[g].xs = c.sumVals[x0:len(c.sumVals):len(c.sumVals)]
 		}
-		c.groupVals = vals[:0]
 		for g := g0; g < len(c.sumGroups); g++ {
 			xs := c.sumGroups[g].xs
 			if len(xs) < 2 {
