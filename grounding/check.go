@@ -322,6 +322,7 @@ type checker struct {
 	schemaNames  map[string]bool
 
 	// scratch of checkText (never nested)
+	stemBuf    []string
 	found      []checked
 	argScratch []ArgEvidence
 	// scratch of checkArgs (never nested)

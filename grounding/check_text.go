@@ -326,10 +326,13 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 			continue
 		}
 		named, done := "", false
+		// The sentence's word stems, once for all the tools' words (stemIn
+		// for each word stemmed every word of the sentence again).
+		c.stemBuf = appendStems(c.stemBuf[:0], sentence)
 		for _, wt := range c.rt.writeWords {
 			name := wt.tool
 			for _, w := range wt.words {
-				if _, _, ok := stemIn(sentence, w); !ok {
+				if !slices.ContainsFunc(c.stemBuf, func(st string) bool { return stemMatch(st, w) }) {
 					continue
 				}
 				if named == "" {

@@ -139,6 +139,26 @@ func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) boo
 	return false
 }
 
+// appendStems appends the stems of the words of text (the runs of ASCII
+// letters stemIn tries).
+func appendStems(dst []string, text string) []string {
+	i := 0
+	for i < len(text) {
+		for i < len(text) && !letterByte(text[i]) {
+			i++
+		}
+		j := i
+		for j < len(text) && letterByte(text[j]) {
+			j++
+		}
+		if j > i {
+			dst = append(dst, stem(text[i:j]))
+		}
+		i = j
+	}
+	return dst
+}
+
 // stemIn finds a word of text whose stem matches w.
 func stemIn(text, w string) (int, int, bool) {
 	i := 0
