@@ -363,7 +363,8 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 
 // mayReportDone is a quick test before the sentence-by-sentence one: does
 // text contain one of doneVerbs? All but "sent" end in "ed", so one pass
-// over the "ed"s of the text tests them together.
+// over the "ed"s of the text tests them together (reportsDone relies on
+// that too).
 func mayReportDone(text string) bool {
 	for off := 0; ; {
 		k := strings.Index(text[off:], "ed")
@@ -428,27 +429,48 @@ func reportsDone(low string) bool {
 	if hypotheticalSet.contains(low) {
 		return false
 	}
-	for _, v := range doneVerbs {
-		off := 0
-		for {
-			k := strings.Index(low[off:], v)
-			if k < 0 {
-				break
+	// Every occurrence of a done verb, found as in mayReportDone: the "ed"
+	// verbs at the "ed"s of the sentence, then "sent".
+	for off := 0; ; {
+		k := strings.Index(low[off:], "ed")
+		if k < 0 {
+			break
+		}
+		end := off + k + 2
+		off += k + 1
+		for _, v := range doneVerbs {
+			if len(v) <= end && low[end-len(v):end] == v && doneAt(low, end-len(v), v) {
+				return true
 			}
-			k += off
-			off = k + 1
-			if k+len(v) < len(low) && letterByte(low[k+len(v)]) {
-				continue
-			}
-			from := k - 24
-			if from < 0 {
-				from = 0
-			}
-			for _, a := range doneAux {
-				if strings.Contains(low[from:k], a) {
-					return true
-				}
-			}
+		}
+	}
+	for off := 0; ; {
+		k := strings.Index(low[off:], "sent")
+		if k < 0 {
+			break
+		}
+		k += off
+		off = k + 1
+		if doneAt(low, k, "sent") {
+			return true
+		}
+	}
+	return false
+}
+
+// doneAt reports whether the verb v at k of a lower-cased sentence is a
+// whole word closely preceded by an auxiliary ("has been", "successfully").
+func doneAt(low string, k int, v string) bool {
+	if k+len(v) < len(low) && letterByte(low[k+len(v)]) {
+		return false
+	}
+	from := k - 24
+	if from < 0 {
+		from = 0
+	}
+	for _, a := range doneAux {
+		if strings.Contains(low[from:k], a) {
+			return true
 		}
 	}
 	return false
