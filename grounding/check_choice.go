@@ -69,8 +69,8 @@ func (c *checker) singledOut(kr *kindRuntime, ks *kindSet, idx int, ci *callInfo
 				if int(um) >= msg {
 					break
 				}
-				for _, p := range kr.spec.RecordPhrases {
-					if _, _, ok := c.phraseInMsg(um, phraseWords(p)); ok {
+				for pi, p := range kr.spec.RecordPhrases {
+					if _, _, ok := c.phraseInMsg(um, kr.recordWords[pi]); ok {
 						return "the one in the record of " + strings.TrimPrefix(c.ents[r].key, "s:") + ", as the user asked (\"" + p + "\", message " + strconv.Itoa(int(um)) + ")", true
 					}
 				}
@@ -175,7 +175,8 @@ func (c *checker) attrScore(cand *candidate, msg int, detail bool) (int, []strin
 		// Multi-word attributes ("gift_card") as phrases in user messages.
 		if strings.HasPrefix(e.key, "s:") && strings.IndexByte(e.key, '_') > 0 && !strings.ContainsAny(e.key, "0123456789") {
 			phrase := e.key[2:]
-			words := phraseWords(phrase)
+			var wbuf [8]string
+			words := keyPhraseWords(phrase, wbuf[:0])
 			for _, um := range c.userMsgs {
 				if int(um) >= msg {
 					break
@@ -192,6 +193,26 @@ func (c *checker) attrScore(cand *candidate, msg int, detail bool) (int, []strin
 		}
 	}
 	return n, why, ents
+}
+
+// keyPhraseWords is phraseWords for the text of a string key, appended to
+// buf: an ASCII key is already lower-case with its separators folded to
+// single inner '_', so its words are its '_'-separated parts.
+func keyPhraseWords(phrase string, buf []string) []string {
+	if !isASCII(phrase) {
+		return phraseWords(phrase)
+	}
+	for len(phrase) > 0 {
+		k := strings.IndexByte(phrase, '_')
+		if k < 0 {
+			return append(buf, phrase)
+		}
+		if k > 0 {
+			buf = append(buf, phrase[:k])
+		}
+		phrase = phrase[k+1:]
+	}
+	return buf
 }
 
 // joinedEq reports whether k1+" "+v1 == k2+" "+v2, without joining.

@@ -60,11 +60,12 @@ type toolRuntime struct {
 }
 
 type kindRuntime struct {
-	idx        int // position in profileRuntime.kindList
-	name       string
-	spec       KindProfile
-	patterns   [][]string
-	contradict map[string]bool
+	idx         int // position in profileRuntime.kindList
+	name        string
+	spec        KindProfile
+	recordWords [][]string // phraseWords of spec.RecordPhrases
+	patterns    [][]string
+	contradict  map[string]bool
 }
 
 type orderRuntime struct {
@@ -169,6 +170,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	}
 	for name, k := range p.Kinds {
 		kr := &kindRuntime{name: name, spec: k, contradict: map[string]bool{}}
+		for _, p := range k.RecordPhrases {
+			kr.recordWords = append(kr.recordWords, phraseWords(p))
+		}
 		for _, pat := range k.Paths {
 			kr.patterns = append(kr.patterns, splitPattern(pat))
 		}
