@@ -211,6 +211,7 @@ func (c *checker) idLike(s string) int {
 	}
 	letters, digits, upper, other := 0, 0, 0, 0
 	dash := false
+	at, dot := -1, -1 // first '@' and '.'
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
 		switch {
@@ -223,7 +224,15 @@ func (c *checker) idLike(s string) int {
 			digits++
 		case ch == '-':
 			dash = true
-		case ch == '_' || ch == '#' || ch == '@' || ch == '.':
+		case ch == '@':
+			if at < 0 {
+				at = i
+			}
+		case ch == '.':
+			if dot < 0 {
+				dot = i
+			}
+		case ch == '_' || ch == '#':
 		default:
 			other++
 		}
@@ -231,7 +240,7 @@ func (c *checker) idLike(s string) int {
 	if other > 0 {
 		return 0
 	}
-	if strings.IndexByte(s, '@') > 0 && strings.IndexByte(s, '.') > 0 {
+	if at > 0 && dot > 0 { // an email
 		return 2
 	}
 	if letters > 0 && digits > 0 {
