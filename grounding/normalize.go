@@ -181,7 +181,9 @@ func numberWord(w []byte) (int, bool) {
 	return 0, false
 }
 
-func spaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// spaceByte reports the bytes that separate words. Most bytes of text are
+// above ' ', which one comparison rules out.
+func spaceByte(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r') }
 
 func digitByte(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -484,7 +486,7 @@ func (sc *textScanner) scan(text string, base int) {
 				prevDay, month = 0, 0
 			}
 		}
-		if month == 0 {
+		if month == 0 && digitByte(raw[0]) { // a day number starts with a digit
 			if d, ok := dayNumber(raw); ok {
 				day = d
 			}
