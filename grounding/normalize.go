@@ -725,32 +725,35 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 		}
 		return
 	}
-	// ISO dates, optionally with a time: 2024-05-15, 2024-05-15T15:00:00
-	if y, mo, d, ok := parseISODate(s); ok {
-		sc.date(y, mo, d, start, start+10, nkNone)
-		if len(s) > 11 && (s[10] == 'T' || s[10] == ' ') {
-			if h, mi, n, ok := parseClock(s[11:]); ok {
-				sc.clock(h, mi, start+11, start+11+n, nkTimestamp)
+	// Dates and clock times start with a digit; words skip their parsers.
+	if digitByte(s[0]) {
+		// ISO dates, optionally with a time: 2024-05-15, 2024-05-15T15:00:00
+		if y, mo, d, ok := parseISODate(s); ok {
+			sc.date(y, mo, d, start, start+10, nkNone)
+			if len(s) > 11 && (s[10] == 'T' || s[10] == ' ') {
+				if h, mi, n, ok := parseClock(s[11:]); ok {
+					sc.clock(h, mi, start+11, start+11+n, nkTimestamp)
+				}
 			}
-		}
-		return
-	}
-	// clock times: 15:00, 15:00:00, 7:00 PM, 03:00:00+1
-	if h, mi, n, ok := parseClock(s); ok {
-		rest := s[n:]
-		if rest == "" || rest == "+1" {
-			if pm, skip, e, ok := peekAMPM(text, *i); ok && h <= 12 {
-				sc.clock(to24(h, pm), mi, start, base+e, nkClock12)
-				*i = skip
-				return
-			}
-			sc.clock(h, mi, start, end, nkNone)
 			return
 		}
-		if pm, ok := ampm(rest); ok && h <= 12 {
-			sc.clock(to24(h, pm), mi, start, end, nkClock12)
+		// clock times: 15:00, 15:00:00, 7:00 PM, 03:00:00+1
+		if h, mi, n, ok := parseClock(s); ok {
+			rest := s[n:]
+			if rest == "" || rest == "+1" {
+				if pm, skip, e, ok := peekAMPM(text, *i); ok && h <= 12 {
+					sc.clock(to24(h, pm), mi, start, base+e, nkClock12)
+					*i = skip
+					return
+				}
+				sc.clock(h, mi, start, end, nkNone)
+				return
+			}
+			if pm, ok := ampm(rest); ok && h <= 12 {
+				sc.clock(to24(h, pm), mi, start, end, nkClock12)
+			}
+			return
 		}
-		return
 	}
 	// US dates (5/20, 05/20/2024) and slash-joined tokens (HAT136/HAT039)
 	if k := indexByteShort(s, '/'); k > 0 {
