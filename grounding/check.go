@@ -1,8 +1,9 @@
 package grounding
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,13 +239,27 @@ var checkerPool = sync.Pool{New: func() any { return newChecker() }}
 // callInfo is what the walk remembers about one tool call.
 type callInfo struct {
 	name      string
-	pathKeys  map[string]string // normalized argument path → canonical key of its value
+	args      string    // the arguments as text, converted once
+	pathKeys  []pathKey // normalized argument path → canonical key of its value (first per path)
 	msg, call int
 	obs       int
 	err       bool
-	argKeys   map[string]bool // canonical keys of its argument values
-	identEnts []int32         // entries of its identifier arguments
+	argKeys   []string // canonical keys of its argument values (a set; may repeat)
+	identEnts []int32  // entries of its identifier arguments
 	action    string
+}
+
+// pathKey is an argument path and the canonical key of its value.
+type pathKey struct{ path, key string }
+
+// keyAt returns the key of the first argument at path, "" when none.
+func (ci *callInfo) keyAt(path string) (string, bool) {
+	for _, pk := range ci.pathKeys {
+		if pk.path == path {
+			return pk.key, true
+		}
+	}
+	return "", false
 }
 
 // checker holds the state of one Check. It is pooled: maps and buffers are
@@ -254,54 +269,79 @@ type checker struct {
 	p  *Profile
 	rt *profileRuntime
 
-	keys map[string]int32
-	ents []entry
-	buf  mentionBuf
-	tbuf mentionBuf // scratch for text being checked
-	rbuf mentionBuf // the reply of the assistant message being checked
-	sc   textScanner
-	jw   jsonWalker
-	nums []numOcc
+	keys  keyTable // canonical key → index in ents
+	ents  []entry
+	slab  strSlab  // entry keys and occurrence paths
+	paths []string // occurrence paths (occ.path); paths[0] is ""
+	buf   mentionBuf
+	tbuf  mentionBuf // scratch for text being checked
+	rbuf  mentionBuf // the reply of the assistant message being checked
+	sc    textScanner
+	jw    jsonWalker
+	memo  scanMemo // the walker's memo of key and value scans
+	nums  []numOcc
 	// stated are amounts the agent's replies stated with support.
-	stated []numOcc
-	kinds  map[string]*kindSet
+	stated   []numOcc
+	kindSets []kindSet // by kindRuntime.idx; see kindSet
 	// records holds (read key entry, value entry) pairs: the value was in
 	// the observation of a read called with that key.
-	records map[[2]int32]bool
+	records pairSet
 	small   []smallOcc
 
 	calls        []callInfo
-	callAt       map[[2]int]int // (message, call) → index in calls
-	obsCall      []int          // message → index in calls it answers, -1
-	textMsgs     []int32        // visible non-agent messages with free text (not JSON)
-	userMsgs     []int32        // visible user messages
+	firstCall    []int32 // message → index in calls of its first call (visible assistant messages)
+	obsCall      []int   // message → index in calls it answers, -1
+	textMsgs     []int32 // visible non-agent messages with free text (not JSON)
+	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
-	bases        []baseRef // long system texts indexed through baseCache
-	pos          int       // the message being processed
-	jsonMsgs     []int32   // visible non-agent JSON observations
-	sums         map[string]derivation
+	bases        []baseRef          // long system texts indexed through baseCache
+	pos          int                // the message being processed
+	jsonMsgs     []int32            // visible non-agent JSON observations
+	sums         map[float64]sumRef // value → its first group derivation
+	sumGroups    []sumGroup
+	sumVals      []float64 // the groups' numbers are cut from this
+	groupAt      keyTable  // scratch of groupSumsUpTo: group key → index in sumGroups
+	groupVals    []groupVal
+	groupKey     []byte
 	summedTo     int
 	pendingMD    []pendingAt
-	pending      []int32        // entries named by agent text since the last "yes"
-	recent       []int32        // entries named by agent text since the last user message
-	turn         int32          // number of user messages so far
-	recordVals   map[int32]bool // values seen in the record of a chosen entity
-	attrBuf      []attr         // backing store of candidates' attributes
-	readEnts     map[int32]bool // entities a successful read was keyed by
-	lastUser     int            // last visible user message so far, -1
-	lastYes      bool           // whether it was affirmative
-	lastNo       bool           // whether it opened with a refusal ("no", "actually", …)
-	lastWrite    int            // message of the last successful consequential write, -1
+	pending      []int32 // entries named by agent text since the last "yes"
+	recent       []int32 // entries named by agent text since the last user message
+	turn         int32   // number of user messages so far
+	attrBuf      []attr  // backing store of candidates' attributes
+	lastUser     int     // last visible user message so far, -1
+	lastYes      bool    // whether it was affirmative
+	lastNo       bool    // whether it opened with a refusal ("no", "actually", …)
+	lastWrite    int     // message of the last successful consequential write, -1
 	events       []confirmEvent
-	pendingTexts []int // agent text messages since the last "yes"
+	evEnts       []int32 // the events' ents are cut from this
+	pendingTexts []int   // agent text messages since the last "yes"
 	writes       []writeDone
 
 	visibleTools map[string]*toolSchema
 	schemaNames  map[string]bool
 
-	hidden   map[string]hiddenOcc
-	hiddenOK bool
-	hidTexts []hiddenText
+	// scratch of checkText (never nested)
+	stemBuf    []string
+	found      []checked
+	argScratch []ArgEvidence
+	// scratch of checkArgs (never nested)
+	leaves  []argLeaf
+	segBuf  []jsonSeg
+	roles   []ArgProfile
+	pathBuf []byte
+	keyBuf  []byte
+	// argKeys and pathKeys of the trajectory's calls are cut from these
+	keyStore  []string
+	pathStore []pathKey
+
+	lows []lowText // per message, made on demand (lowOf)
+
+	hidden     keyTable // key → index in hiddenOccs, built on first need
+	hiddenOccs []hiddenOcc
+	hiddenOK   bool
+	hidTexts   []hiddenText
+	hbuf       mentionBuf // scratch for scanning hidden context
 
 	res Result
 }
@@ -323,52 +363,56 @@ type smallOcc struct {
 }
 
 func newChecker() *checker {
-	return &checker{
-		keys:       map[string]int32{},
-		kinds:      map[string]*kindSet{},
-		records:    map[[2]int32]bool{},
-		recordVals: map[int32]bool{},
-		readEnts:   map[int32]bool{},
-		callAt:     map[[2]int]int{},
-	}
+	c := &checker{}
+	c.jw.memo = &c.memo
+	return c
 }
 
 func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.t, c.p, c.rt = t, p, p.compiled
-	clear(c.keys)
+	c.keys.reset()
 	c.ents = c.ents[:0]
+	c.slab.reset()
+	clear(c.paths)
+	c.paths = append(c.paths[:0], "")
 	c.nums = c.nums[:0]
 	c.stated = c.stated[:0]
-	clear(c.kinds)
-	clear(c.records)
+	c.resetKinds()
+	c.records.reset()
 	c.small = c.small[:0]
 	c.calls = c.calls[:0]
-	clear(c.callAt)
+	c.keyStore, c.pathStore = c.keyStore[:0], c.pathStore[:0]
+	c.firstCall = c.firstCall[:0]
+	c.evEnts = c.evEnts[:0]
 	c.obsCall = c.obsCall[:0]
 	c.textMsgs = c.textMsgs[:0]
 	c.userMsgs = c.userMsgs[:0]
 	c.jsonMsgs = c.jsonMsgs[:0]
 	c.bases = c.bases[:0]
 	c.pos = 0
-	c.sums = nil
+	clear(c.sums)
+	clear(c.sumGroups) // drop the old trajectory's values
+	c.sumGroups = c.sumGroups[:0]
+	c.sumVals = c.sumVals[:0]
 	c.summedTo = -1
 	c.pendingMD = c.pendingMD[:0]
 	c.pending = c.pending[:0]
 	c.recent = c.recent[:0]
 	c.turn = 0
-	clear(c.recordVals)
 	c.attrBuf = c.attrBuf[:0]
-	clear(c.readEnts)
 	c.lastUser, c.lastYes, c.lastNo, c.lastWrite = -1, false, false, -1
 	c.events = c.events[:0]
 	c.pendingTexts = c.pendingTexts[:0]
 	c.writes = c.writes[:0]
 	c.visibleTools = nil
 	c.schemaNames = nil
-	c.hidden = nil
 	c.hiddenOK = false
+	clear(c.hidTexts)
 	c.hidTexts = c.hidTexts[:0]
+	clear(c.lows)
+	c.lows = slices.Grow(c.lows[:0], len(t.Messages))[:len(t.Messages)]
 	c.sc = textScanner{smallAt: c.rt.weakMax}
+	c.memo.newTrajectory()
 	c.res = Result{}
 }
 
@@ -386,6 +430,19 @@ func (c *checker) run() Result {
 		r.R = 1
 	}
 	r.Workflow = true
+	// One result per decision: size the slice once (DecisionResult is large).
+	n := 0
+	for i := range t.Messages {
+		if m := &t.Messages[i]; m.Role == RoleAssistant && !m.IsHidden() {
+			if m.Content != "" {
+				n++
+			}
+			n += len(m.ToolCalls)
+		}
+	}
+	if n > 0 { // a trajectory without decisions keeps "decisions": null
+		r.Decisions = make([]DecisionResult, 0, n)
+	}
 	c.pairCalls()
 	c.setupTools()
 	if t.Request != "" {
@@ -434,16 +491,18 @@ func (c *checker) pairCalls() {
 	n := len(t.Messages)
 	for i := 0; i < n; i++ {
 		c.obsCall = append(c.obsCall, -1)
+		c.firstCall = append(c.firstCall, -1)
 	}
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		if m.Role != RoleAssistant || m.IsHidden() {
 			continue
 		}
+		c.firstCall[i] = int32(len(c.calls))
 		for k := range m.ToolCalls {
 			call := &m.ToolCalls[k]
 			ci := len(c.calls)
-			info := callInfo{msg: i, call: k, obs: -1}
+			info := callInfo{msg: i, call: k, obs: -1, args: string(call.Arguments)}
 			for j := i + 1; j < n; j++ {
 				o := &t.Messages[j]
 				if o.Role == RoleAssistant && !o.IsHidden() {
@@ -461,7 +520,6 @@ func (c *checker) pairCalls() {
 				break
 			}
 			c.calls = append(c.calls, info)
-			c.callAt[[2]int{i, k}] = ci
 		}
 	}
 }
@@ -489,14 +547,16 @@ func (c *checker) isError(m *Message) bool {
 // tools list, else the profile's schemas when the profile says the domain's
 // scaffold gives them to the agent.
 func (c *checker) setupTools() {
-	c.visibleTools = map[string]*toolSchema{}
-	for _, tl := range c.t.Tools {
-		c.visibleTools[tl.Name] = cachedToolSchema(tl.Parameters)
-	}
-	if len(c.t.Tools) == 0 && c.p.ToolsGiven {
-		for name, ts := range c.rt.schemas {
-			c.visibleTools[name] = ts
+	switch {
+	case len(c.t.Tools) > 0:
+		c.visibleTools = make(map[string]*toolSchema, len(c.t.Tools))
+		for _, tl := range c.t.Tools {
+			c.visibleTools[tl.Name] = cachedToolSchema(tl.Parameters)
 		}
+	case c.p.ToolsGiven:
+		c.visibleTools = c.rt.schemas // shared and only read
+	default:
+		c.visibleTools = nil
 	}
 	// Tool names and schema enums are visible values too.
 	for name := range c.visibleTools {
@@ -558,6 +618,7 @@ func (c *checker) baseFor(content string) *baseIndex {
 	saved := c.sc.out
 	c.scanContent(content, &b)
 	bi = newBaseIndex(&b, c.lastWasJSON, c.sc.pendingMD)
+	bi.low, bi.upper, bi.ascii = strings.ToLower(content), hasASCIIUpper(content), isASCII(content)
 	c.sc.pendingMD = c.sc.pendingMD[:0]
 	c.sc.out = saved
 	baseCache.Lock()
@@ -676,9 +737,17 @@ func (c *checker) collectSmall(msg int, s src) {
 // proposed since the previous yes.
 func (c *checker) userTurn(msg int, content string) {
 	c.lastUser = msg
-	c.lastYes = c.affirmative(content)
-	c.lastNo = c.refusal(content)
-	pick := !c.lastNo && c.selection(content)
+	// The yes/no phrases are matched in the trimmed text, the pick phrases
+	// in the whole one; both lowered once.
+	trimmed := strings.TrimSpace(content)
+	low := c.lowerContent(msg)
+	lowTrim := low
+	if len(trimmed) != len(content) {
+		lowTrim = strings.ToLower(trimmed)
+	}
+	c.lastNo = c.refusal(lowTrim)
+	c.lastYes = !c.lastNo && c.affirmative(lowTrim)
+	pick := !c.lastNo && c.selection(low)
 	// What the agent said since the previous user message is what this
 	// answer accepts (singles out); a workflow confirmation may also cover
 	// what was proposed since the previous yes.
@@ -699,10 +768,9 @@ func (c *checker) userTurn(msg int, content string) {
 		c.ents[id].pending = false
 	}
 	if c.lastYes && c.askedToConfirm() {
-		ev := confirmEvent{user: msg, texts: append([]int(nil), c.pendingTexts...), ents: map[int32]bool{}}
-		for _, id := range c.pending {
-			ev.ents[id] = true
-		}
+		e0 := len(c.evEnts)
+		c.evEnts = append(c.evEnts, c.pending...) // distinct: an entry is pending once
+		ev := confirmEvent{user: msg, texts: append([]int(nil), c.pendingTexts...), ents: c.evEnts[e0:len(c.evEnts):len(c.evEnts)]}
 		c.events = append(c.events, ev)
 	}
 	c.pending = c.pending[:0]
@@ -713,15 +781,14 @@ func (c *checker) userTurn(msg int, content string) {
 // an action: a "yes" only confirms an action after one of them.
 var confirmPrompts = []string{"confirm", "proceed", "(yes/no)", "yes or no", "would you like", "shall i", "should i", "do you want", "go ahead", "is that correct", "is this correct", "are you sure"}
 
+var confirmPromptSet = newPhraseSet(confirmPrompts)
+
 // askedToConfirm reports whether one of the agent texts since the last
 // "yes" asked for approval.
 func (c *checker) askedToConfirm() bool {
 	for _, m := range c.pendingTexts {
-		low := strings.ToLower(c.t.Messages[m].Content)
-		for _, p := range confirmPrompts {
-			if strings.Contains(low, p) {
-				return true
-			}
+		if confirmPromptSet.contains(c.lowerContent(m)) {
+			return true
 		}
 	}
 	return false
@@ -731,7 +798,7 @@ func (c *checker) askedToConfirm() bool {
 type confirmEvent struct {
 	user  int
 	texts []int
-	ents  map[int32]bool // entries the texts named
+	ents  []int32 // entries the texts named
 }
 
 // writeDone is a successful consequential write and the "yes" it used.
@@ -743,7 +810,7 @@ type writeDone struct {
 // arguments of the call it answers are echoes.
 func (c *checker) observation(msg int) {
 	m := &c.t.Messages[msg]
-	var echo map[string]bool
+	var echo []string
 	var ci *callInfo
 	if k := c.obsCall[msg]; k >= 0 {
 		ci = &c.calls[k]
@@ -764,7 +831,7 @@ func (c *checker) observation(msg int) {
 		if ci != nil && !ci.err && ci.action == ActionRead {
 			recordEnts = ci.identEnts
 			for _, e := range ci.identEnts {
-				c.readEnts[e] = true
+				c.ents[e].readKey = true
 			}
 		}
 		if ci != nil && !ci.err && c.rt.outputTools[ci.name] {
@@ -828,7 +895,7 @@ var reasonRank = func() map[string]int {
 }()
 
 func orderReasons(rs []string) []string {
-	sort.SliceStable(rs, func(i, j int) bool { return reasonRank[rs[i]] < reasonRank[rs[j]] })
+	slices.SortStableFunc(rs, func(a, b string) int { return cmp.Compare(reasonRank[a], reasonRank[b]) })
 	if rs == nil {
 		return []string{}
 	}

@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,7 +14,7 @@ func (c *checker) choice(f *finding, kind string, d *DecisionResult, ci *callInf
 	if kr == nil || !kr.spec.Choice || d == nil || !c.rt.choiceAction[d.Action] || f.ent < 0 {
 		return
 	}
-	ks := c.kinds[kind]
+	ks := c.kindSetOf(kr)
 	if ks == nil || len(ks.cands) <= 1 {
 		return
 	}
@@ -54,22 +55,22 @@ func (c *checker) singledOut(kr *kindRuntime, ks *kindSet, idx int, ci *callInfo
 	e := &c.ents[cand.ent]
 	if kr.spec.Record && ci != nil {
 		for _, r := range ci.identEnts {
-			if r != cand.ent && c.records[[2]int32{r, cand.ent}] {
+			if r != cand.ent && c.records.has(r, cand.ent) {
 				return "listed in the record of " + strings.TrimPrefix(c.ents[r].key, "s:"), true
 			}
 		}
 	}
 	if len(kr.spec.RecordPhrases) > 0 && ci != nil {
 		for _, r := range ci.identEnts {
-			if r == cand.ent || !c.records[[2]int32{r, cand.ent}] {
+			if r == cand.ent || !c.records.has(r, cand.ent) {
 				continue
 			}
 			for _, um := range c.userMsgs {
 				if int(um) >= msg {
 					break
 				}
-				for _, p := range kr.spec.RecordPhrases {
-					if _, _, ok := phraseIn(c.t.Messages[um].Content, p); ok {
+				for pi, p := range kr.spec.RecordPhrases {
+					if _, _, ok := c.phraseInMsg(um, kr.recordWords[pi]); ok {
 						return "the one in the record of " + strings.TrimPrefix(c.ents[r].key, "s:") + ", as the user asked (\"" + p + "\", message " + strconv.Itoa(int(um)) + ")", true
 					}
 				}
@@ -79,8 +80,9 @@ func (c *checker) singledOut(kr *kindRuntime, ks *kindSet, idx int, ci *callInfo
 	if e.confirmBy >= 0 && int(e.confirmBy) < msg {
 		return "proposed by the agent and accepted by the user at message " + strconv.Itoa(int(e.confirmBy)), true
 	}
-	for _, p := range idNumberParts(e.key) {
-		if id, ok := c.find("s:" + p); ok {
+	var parts [4]string
+	for _, p := range appendIDNumberParts(parts[:0], e.key) {
+		if id, ok := c.findIDPart(p); ok {
 			if pe := &c.ents[id]; pe.confirmBy >= 0 && int(pe.confirmBy) < msg {
 				return "proposed by the agent (as " + p + ") and accepted by the user at message " + strconv.Itoa(int(pe.confirmBy)), true
 			}
@@ -96,8 +98,9 @@ func (c *checker) userSingled(ks *kindSet, idx int, msg int) (string, bool) {
 	if e.user.ok() && int(e.user.msg) < msg {
 		return "named by the user at message " + strconv.Itoa(int(e.user.msg)), true
 	}
-	for _, p := range idNumberParts(e.key) {
-		if id, ok := c.find("s:" + p); ok {
+	var parts [4]string
+	for _, p := range appendIDNumberParts(parts[:0], e.key) {
+		if id, ok := c.findIDPart(p); ok {
 			if u := c.ents[id].user; u.ok() && int(u.msg) < msg {
 				return "named by its number " + p + " by the user at message " + strconv.Itoa(int(u.msg)), true
 			}
@@ -107,7 +110,7 @@ func (c *checker) userSingled(ks *kindSet, idx int, msg int) (string, bool) {
 	var why []string
 	var mine []int32
 	for j := range ks.cands {
-		score, w, ents := c.attrScore(&ks.cands[j], msg)
+		score, w, ents := c.attrScore(&ks.cands[j], msg, j == idx)
 		if j == idx {
 			best, why, mine = score, w, ents
 		} else if score > bestOther {
@@ -139,47 +142,102 @@ func (c *checker) userSingled(ks *kindSet, idx int, msg int) (string, bool) {
 }
 
 // attrScore counts the attributes of a candidate the user stated before msg.
-func (c *checker) attrScore(cand *candidate, msg int) (int, []string, []int32) {
+// With detail it also says which ("last_four 7447") and their entries;
+// without, it only counts (userSingled needs detail for one candidate).
+func (c *checker) attrScore(cand *candidate, msg int, detail bool) (int, []string, []int32) {
 	n := 0
 	var why []string
 	var ents []int32
-	seen := map[int32]bool{}
-	said := map[string]bool{}
-	for _, a := range cand.attrs {
-		if seen[a.ent] {
-			continue
+	// The "key value" pairs counted, to count each once: kept as pairs and
+	// compared as the joined strings they stand for.
+	var saidBuf [8][2]string
+	said := saidBuf[:0]
+	for i, a := range cand.attrs {
+		if slices.ContainsFunc(cand.attrs[:i], func(b attr) bool { return b.ent == a.ent }) {
+			continue // the same value under another key
 		}
-		seen[a.ent] = true
 		e := &c.ents[a.ent]
 		if e.small || c.rt.weakTokens[e.key] {
 			continue
 		}
 		if e.user.ok() && int(e.user.msg) < msg {
-			if w := a.key + " " + e.key[2:]; !said[w] {
-				said[w] = true
+			v := e.key[2:]
+			if !slices.ContainsFunc(said, func(p [2]string) bool { return joinedEq(p[0], p[1], a.key, v) }) {
+				said = append(said, [2]string{a.key, v})
 				n++
-				why = append(why, w)
-				ents = append(ents, a.ent)
+				if detail {
+					why = append(why, a.key+" "+v)
+					ents = append(ents, a.ent)
+				}
 			}
 			continue
 		}
 		// Multi-word attributes ("gift_card") as phrases in user messages.
 		if strings.HasPrefix(e.key, "s:") && strings.IndexByte(e.key, '_') > 0 && !strings.ContainsAny(e.key, "0123456789") {
 			phrase := e.key[2:]
+			var wbuf [8]string
+			words := keyPhraseWords(phrase, wbuf[:0])
 			for _, um := range c.userMsgs {
 				if int(um) >= msg {
 					break
 				}
-				if _, _, ok := phraseIn(c.t.Messages[um].Content, phrase); ok {
+				if _, _, ok := c.phraseInMsg(um, words); ok {
 					n++
-					why = append(why, a.key+" "+strings.ReplaceAll(phrase, "_", " "))
-					ents = append(ents, a.ent)
+					if detail {
+						why = append(why, a.key+" "+strings.ReplaceAll(phrase, "_", " "))
+						ents = append(ents, a.ent)
+					}
 					break
 				}
 			}
 		}
 	}
 	return n, why, ents
+}
+
+// keyPhraseWords is phraseWords for the text of a string key, appended to
+// buf: an ASCII key is already lower-case with its separators folded to
+// single inner '_', so its words are its '_'-separated parts.
+func keyPhraseWords(phrase string, buf []string) []string {
+	if !isASCII(phrase) {
+		return phraseWords(phrase)
+	}
+	for len(phrase) > 0 {
+		k := strings.IndexByte(phrase, '_')
+		if k < 0 {
+			return append(buf, phrase)
+		}
+		if k > 0 {
+			buf = append(buf, phrase[:k])
+		}
+		phrase = phrase[k+1:]
+	}
+	return buf
+}
+
+// joinedEq reports whether k1+" "+v1 == k2+" "+v2, without joining.
+func joinedEq(k1, v1, k2, v2 string) bool {
+	if len(k1)+len(v1) != len(k2)+len(v2) {
+		return false
+	}
+	if len(k1) == len(k2) {
+		return k1 == k2 && v1 == v2
+	}
+	at := func(k, v string, i int) byte {
+		switch {
+		case i < len(k):
+			return k[i]
+		case i == len(k):
+			return ' '
+		}
+		return v[i-len(k)-1]
+	}
+	for i := 0; i <= len(k1)+len(v1); i++ {
+		if at(k1, v1, i) != at(k2, v2, i) {
+			return false
+		}
+	}
+	return true
 }
 
 // contradicts: the user stated, for an attribute the profile lists (the
@@ -217,12 +275,30 @@ func (c *checker) contradicts(kr *kindRuntime, ks *kindSet, idx int, msg int) (b
 
 // idNumberParts returns the all-digit parts (3+ digits) of an identifier key
 // "s:credit_card_4421486" → ["4421486"].
-func idNumberParts(key string) []string {
-	var out []string
-	for _, p := range strings.FieldsFunc(strings.TrimPrefix(key, "s:"), func(r rune) bool { return r == '_' || r == '-' }) {
-		if len(p) >= 3 && onlyDigits(p) && p != strings.TrimPrefix(key, "s:") {
-			out = append(out, p)
+func idNumberParts(key string) []string { return appendIDNumberParts(nil, key) }
+
+// appendIDNumberParts is idNumberParts appending to dst. The parts are the
+// runs between '_' and '-' (ASCII, so splitting bytes splits runes).
+func appendIDNumberParts(dst []string, key string) []string {
+	id := strings.TrimPrefix(key, "s:")
+	for i := 0; i < len(id); {
+		for i < len(id) && (id[i] == '_' || id[i] == '-') {
+			i++
 		}
+		j := i
+		for j < len(id) && id[j] != '_' && id[j] != '-' {
+			j++
+		}
+		if p := id[i:j]; len(p) >= 3 && onlyDigits(p) && p != id {
+			dst = append(dst, p)
+		}
+		i = j
 	}
-	return out
+	return dst
+}
+
+// findIDPart is find("s:" + p) without making the key a string.
+func (c *checker) findIDPart(p string) (int32, bool) {
+	c.keyBuf = append(append(c.keyBuf[:0], "s:"...), p...)
+	return c.entryFor(c.keyBuf)
 }

@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,8 +68,8 @@ func (c *checker) assistant(i int) {
 		c.indexMentions(b, i, srcAgent, nil, bad)
 		for j := range b.ms {
 			mm := &b.ms[j]
-			id, ok := c.entryFor(b.key(mm))
-			if !ok {
+			id := c.mentionEntry(b, mm)
+			if id < 0 {
 				continue
 			}
 			e := &c.ents[id]
@@ -92,11 +93,49 @@ func (c *checker) assistant(i int) {
 		}
 		c.buf.reset()
 		c.sc.out = &c.buf
-		if c.jw.walkJSON(string(call.Arguments), &c.sc) {
+		if c.jw.walkJSON(c.calls[int(c.firstCall[i])+k].args, &c.sc) {
 			c.indexMentions(&c.buf, i, srcAgent, nil, bad)
 		}
 		c.sc.pendingMD = c.sc.pendingMD[:0]
 	}
+}
+
+// appendValueKeys is valueKeys appending to dst, with the keys cut from
+// the checker's slab.
+func (c *checker) appendValueKeys(dst []string, raw string) []string {
+	if len(raw) == 0 {
+		return dst
+	}
+	b := c.keyBuf[:0]
+	switch raw[0] {
+	case '"':
+		var s string
+		if strings.IndexByte(raw, '\\') < 0 {
+			s = raw[1 : len(raw)-1]
+		} else if json.Unmarshal([]byte(raw), &s) != nil {
+			return dst
+		}
+		b = appendStringKey(b, s)
+		dst = append(dst, c.slab.cut(b))
+		if f, ok := parseNumber(s); ok {
+			b = appendNumberKey(b[:0], f)
+			dst = append(dst, c.slab.cut(b))
+		}
+		if y, m, d, ok := parseISODate(s); ok {
+			b = appendDateKey(b[:0], y, m, d)
+			dst = append(dst, c.slab.cut(b))
+		}
+	case 't', 'f', 'n':
+		b = appendStringKey(b, raw)
+		dst = append(dst, c.slab.cut(b))
+	default:
+		if f, err := strconv.ParseFloat(raw, 64); err == nil {
+			b = appendNumberKey(b, f)
+			dst = append(dst, c.slab.cut(b))
+		}
+	}
+	c.keyBuf = b
+	return dst
 }
 
 // valueKeys returns the canonical keys a JSON value can be looked up by.
@@ -149,7 +188,7 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 func (c *checker) callDecision(i, k int) {
 	m := &c.t.Messages[i]
 	call := &m.ToolCalls[k]
-	ci := &c.calls[c.callAt[[2]int{i, k}]]
+	ci := &c.calls[int(c.firstCall[i])+k]
 	d := DecisionResult{Ordinal: len(c.res.Decisions), Message: i, Call: k, Tool: call.Name, Observation: ci.obs, E: 1}
 	d.Action = c.actionOf(call.Name)
 	ci.action = d.Action
@@ -198,7 +237,7 @@ func (c *checker) callDecision(i, k int) {
 		}
 	}
 	// Arguments.
-	ci.argKeys = map[string]bool{}
+	ci.argKeys = []string{} // non-nil: its observation is checked for echoes
 	if call.ArgumentsValid() {
 		if s := c.checkArgs(&d, ci, call, schema, i); s > sev {
 			sev = s
@@ -298,31 +337,44 @@ type argLeaf struct {
 	s     string
 	f     float64
 	raw   string
+	start int // of raw in the arguments
 }
 
 // checkArgs checks every argument value of a call.
 func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, schema *toolSchema, msg int) int {
-	var leaves []argLeaf
-	args := string(call.Arguments)
+	// The leaves, their segments and roles live in scratch reused by every
+	// call; the paths, which the evidence keeps, are cut from the slab.
+	c.leaves, c.segBuf = c.leaves[:0], c.segBuf[:0]
+	args := ci.args
 	c.jw.walkLeaves(args, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
-		p := string(w.appendPath(nil))
-		leaves = append(leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: append([]jsonSeg(nil), w.segs...), kind: kind, s: s, f: f, raw: args[start:end]})
+		c.pathBuf = w.appendPath(c.pathBuf[:0])
+		p := c.slab.cut(c.pathBuf)
+		s0 := len(c.segBuf)
+		c.segBuf = append(c.segBuf, w.segs...)
+		segs := c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
+		c.leaves = append(c.leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: segs, kind: kind, s: s, f: f, raw: args[start:end], start: start})
 	})
+	leaves := c.leaves
+	// The evidence's values are slices of one copy of the arguments per
+	// call, rather than a copy apiece.
+	var argBytes []byte
 	tp := c.rt.tools[call.Name]
 	// Keys and identifier entries first: echo detection and record lookups
 	// need them before any value is judged.
-	ci.pathKeys = make(map[string]string, len(leaves))
+	k0, p0 := len(c.keyStore), len(c.pathStore)
 	for _, l := range leaves {
-		for i, k := range valueKeys(l.raw) {
-			ci.argKeys[k] = true
-			if i == 0 {
-				if _, ok := ci.pathKeys[l.npath]; !ok {
-					ci.pathKeys[l.npath] = k
-				}
+		n := len(c.keyStore)
+		c.keyStore = c.appendValueKeys(c.keyStore, l.raw)
+		if len(c.keyStore) > n {
+			if _, ok := ci.keyAt(l.npath); !ok {
+				c.pathStore = append(c.pathStore, pathKey{l.npath, c.keyStore[n]})
+				ci.pathKeys = c.pathStore[p0:len(c.pathStore):len(c.pathStore)]
 			}
 		}
 	}
-	roles := make([]ArgProfile, len(leaves))
+	ci.argKeys = c.keyStore[k0:len(c.keyStore):len(c.keyStore)]
+	roles := slices.Grow(c.roles[:0], len(leaves))[:len(leaves)]
+	c.roles = roles
 	for j, l := range leaves {
 		roles[j] = c.roleOf(tp, schema, l)
 		// The entity a call is keyed by (a reservation, an order): its
@@ -334,6 +386,9 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		}
 	}
 	sev := sevOK
+	if d.Args == nil {
+		d.Args = make([]ArgEvidence, 0, len(leaves))
+	}
 	for j, l := range leaves {
 		ap := roles[j]
 		if l.kind == 'z' {
@@ -363,7 +418,10 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		if f.sev > sev {
 			sev = f.sev
 		}
-		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: json.RawMessage(l.raw), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
+		if argBytes == nil {
+			argBytes = []byte(args)
+		}
+		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: json.RawMessage(argBytes[l.start : l.start+len(l.raw) : l.start+len(l.raw)]), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
 	}
 	return sev
 }
@@ -382,7 +440,7 @@ func (c *checker) siblingAttr(j int, leaves []argLeaf, roles []ArgProfile, msg i
 		if k == j || roles[k].Kind == "" || o.kind != 's' || parentPath(o.path) != parent {
 			continue
 		}
-		ks := c.kinds[roles[k].Kind]
+		ks := c.kindSet(roles[k].Kind)
 		if ks == nil {
 			continue
 		}

@@ -28,27 +28,44 @@ func (h hiddenOcc) describe(t *Trajectory) string {
 type hiddenText struct {
 	text string
 	occ  hiddenOcc
+	// nums are the plain numbers the text states, scanned on first need
+	// (hiddenContext); which tokens are numbers does not depend on the
+	// scanner's reference date, so one scan serves every later call.
+	nums    []hiddenNum
+	scanned bool
+}
+
+type hiddenNum struct {
+	v          float64
+	start, end int
 }
 
 // buildHidden indexes the hidden context once, on first need: hidden
 // messages and hidden entries (instructions, reference actions, …).
 func (c *checker) buildHidden() {
 	c.hiddenOK = true
-	c.hidden = map[string]hiddenOcc{}
-	var b mentionBuf
+	c.hidden.reset()
+	c.hiddenOccs = c.hiddenOccs[:0]
+	b := &c.hbuf
 	saved := c.sc.out
 	defer func() { c.sc.out = saved }()
 	add := func(h hiddenOcc) {
 		for i := range b.ms {
-			k := string(b.key(&b.ms[i]))
-			if old, ok := c.hidden[k]; !ok || h.knownAt < old.knownAt {
-				c.hidden[k] = h
+			key := b.key(&b.ms[i])
+			hk := hashKey(key)
+			j, slot, ok := c.hidden.find(hk, string(key))
+			switch {
+			case !ok:
+				c.hidden.insert(slot, hk, c.slab.cut(key), int32(len(c.hiddenOccs)))
+				c.hiddenOccs = append(c.hiddenOccs, h)
+			case h.knownAt < c.hiddenOccs[j].knownAt:
+				c.hiddenOccs[j] = h
 			}
 		}
 	}
 	scan := func(content string, h hiddenOcc) {
 		b.reset()
-		c.sc.out = &b
+		c.sc.out = b
 		if looksJSON(content) && c.jw.walkJSON(content, &c.sc) {
 			add(h)
 			c.collectHiddenStrings(content, h)
@@ -105,8 +122,8 @@ func (c *checker) hiddenFind(keys []string, msg int) (hiddenOcc, bool) {
 		c.buildHidden()
 	}
 	for _, k := range keys {
-		if h, ok := c.hidden[k]; ok && h.knownAt <= msg {
-			return h, true
+		if j, ok := c.hidden.get(hashKeyStr(k), k); ok && c.hiddenOccs[j].knownAt <= msg {
+			return c.hiddenOccs[j], true
 		}
 	}
 	return hiddenOcc{}, false
@@ -118,27 +135,43 @@ func (c *checker) hiddenContext(v float64, st []string, msg int) (hiddenOcc, boo
 	if !c.hiddenOK {
 		c.buildHidden()
 	}
-	var b mentionBuf
-	saved := c.sc.out
-	defer func() { c.sc.out = saved }()
-	for _, ht := range c.hidTexts {
+	for i := range c.hidTexts {
+		ht := &c.hidTexts[i]
 		if ht.occ.knownAt > msg {
 			continue
 		}
-		b.reset()
-		c.sc.out = &b
-		c.sc.ctx = mention{obj: -1, valObj: -1}
-		c.sc.scan(ht.text, 0)
+		if !ht.scanned {
+			c.scanHiddenNums(ht)
+		}
+		// Scanning a text drops the month/days waiting for a year, as the
+		// scans here always did.
 		c.sc.pendingMD = c.sc.pendingMD[:0]
-		for i := range b.ms {
-			m := &b.ms[i]
-			if m.kind != mNum || m.num != v {
+		for _, n := range ht.nums {
+			if n.v != v {
 				continue
 			}
-			if anyStemMatch(st, nearWords(ht.text, int(m.start), int(m.end))) {
+			if anyStemMatch(st, nearWords(ht.text, n.start, n.end)) {
 				return ht.occ, true
 			}
 		}
 	}
 	return hiddenOcc{}, false
+}
+
+// scanHiddenNums scans a hidden text for its plain numbers.
+func (c *checker) scanHiddenNums(ht *hiddenText) {
+	b := &c.hbuf
+	saved := c.sc.out
+	b.reset()
+	c.sc.out = b
+	c.sc.ctx = mention{obj: -1, valObj: -1}
+	c.sc.scan(ht.text, 0)
+	c.sc.pendingMD = c.sc.pendingMD[:0]
+	c.sc.out = saved
+	for i := range b.ms {
+		if m := &b.ms[i]; m.kind == mNum {
+			ht.nums = append(ht.nums, hiddenNum{m.num, int(m.start), int(m.end)})
+		}
+	}
+	ht.scanned = true
 }

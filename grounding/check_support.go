@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // How a lookup found a value.
@@ -69,7 +70,7 @@ func (c *checker) lookup(keys []string, allowPart bool, msg int) (int32, occ, in
 // visibleEvidence renders an occurrence; literal reports whether the visible
 // text is exactly raw.
 func (c *checker) visibleEvidence(o occ, raw string) (Evidence, bool) {
-	ev := Evidence{Found: "visible", Message: int(o.msg), Start: int(o.start), End: int(o.end), JSONPath: o.path, HiddenEntry: -1, HiddenMessage: -1}
+	ev := Evidence{Found: "visible", Message: int(o.msg), Start: int(o.start), End: int(o.end), JSONPath: c.pathOf(o), HiddenEntry: -1, HiddenMessage: -1}
 	if o.msg < 0 {
 		ev.Found = "schema"
 		return ev, true
@@ -155,20 +156,21 @@ func (c *checker) weakNumber(v float64) bool {
 
 // identSupport checks an identifier-like value (also the fallback role).
 func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *callInfo, msg int, inText bool) finding {
-	var keys []string
+	var kbuf [3]string
+	keys := kbuf[:0]
 	switch l.kind {
 	case 'n':
 		if c.weakNumber(l.f) {
 			return c.weakSupport(l.f, l.raw, l.path, msg)
 		}
-		keys = append(keys, numberKey(l.f))
+		keys = append(keys, c.numberKeyCut(l.f))
 		if l.f == math.Trunc(l.f) && l.f >= 0 {
 			keys = append(keys, stringKey(strconv.FormatInt(int64(l.f), 10)))
 		}
 	case 'b':
-		keys = append(keys, stringKey(l.s))
+		keys = append(keys, c.stringKeyCut(l.s))
 	default:
-		sk := stringKey(l.s)
+		sk := c.stringKeyCut(l.s)
 		if c.rt.weakTokens[sk] || len(strings.TrimSpace(l.s)) <= 1 {
 			return finding{status: StatusWeak, reason: ReasonWeak, sev: sevAmbiguous, ev: nowhere(), ent: -1}
 		}
@@ -178,7 +180,7 @@ func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *
 				if c.weakNumber(f) {
 					return c.weakSupport(f, l.raw, l.path, msg)
 				}
-				keys = append(keys, numberKey(f))
+				keys = append(keys, c.numberKeyCut(f))
 			}
 		}
 	}
@@ -219,6 +221,19 @@ func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *
 		}
 	}
 	return c.notVisible(keys, l.s, ap, how, id, msg, RoleIdentifier, inText)
+}
+
+// stringKeyCut and numberKeyCut are stringKey and numberKey cut from the
+// trajectory's slab: the checks make a few keys per value, and a string
+// apiece showed in the allocation profile.
+func (c *checker) stringKeyCut(s string) string {
+	c.keyBuf = appendStringKey(c.keyBuf[:0], s)
+	return c.slab.cut(c.keyBuf)
+}
+
+func (c *checker) numberKeyCut(f float64) string {
+	c.keyBuf = appendNumberKey(c.keyBuf[:0], f)
+	return c.slab.cut(c.keyBuf)
 }
 
 // notVisible classifies a value the visible history does not support:
@@ -274,7 +289,7 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 		e := &c.ents[id]
 		ev := nowhere()
 		ev.Found = "visible"
-		ev.Message, ev.Start, ev.End, ev.JSONPath = int(e.echo.msg), int(e.echo.start), int(e.echo.end), e.echo.path
+		ev.Message, ev.Start, ev.End, ev.JSONPath = int(e.echo.msg), int(e.echo.start), int(e.echo.end), c.pathOf(e.echo)
 		ev.Note = "only a tool echo of the agent's own unsupported value (message " + strconv.Itoa(int(e.agent.msg)) + "); echoes are not evidence"
 		return finding{status: StatusEcho, reason: ReasonEcho, sev: sev, ev: ev, ent: id}
 	}
@@ -336,8 +351,8 @@ func (c *checker) amountSupport(v float64, raw, path string, msg int, inText boo
 	if c.weakNumber(v) {
 		return c.weakSupport(v, raw, path, msg)
 	}
-	keys := []string{numberKey(v)}
-	id, o, how := c.lookup(keys, false, msg)
+	keys := [1]string{c.numberKeyCut(v)}
+	id, o, how := c.lookup(keys[:], false, msg)
 	switch how {
 	case howSup, howEcho, howConfirmed:
 		ev, literal := c.visibleEvidence(o, raw)
@@ -351,7 +366,7 @@ func (c *checker) amountSupport(v float64, raw, path string, msg int, inText boo
 		return f
 	}
 	// A refund shown as a negative payment.
-	if nid, no, nhow := c.lookup([]string{numberKey(-v)}, false, msg); nhow == howSup {
+	if nid, no, nhow := c.lookup([]string{c.numberKeyCut(-v)}, false, msg); nhow == howSup {
 		ev, _ := c.visibleEvidence(no, raw)
 		ev.Normalization = strconv.Quote(c.spanText(no)) + " → " + raw + " (sign)"
 		return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: nid, how: nhow}
@@ -362,7 +377,7 @@ func (c *checker) amountSupport(v float64, raw, path string, msg int, inText boo
 		ev.Derivation = der
 		return finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
 	}
-	return c.notVisible(keys, raw, ArgProfile{}, how, id, msg, RoleAmount, inText)
+	return c.notVisible(keys[:], raw, ArgProfile{}, how, id, msg, RoleAmount, inText)
 }
 
 func (c *checker) spanText(o occ) string {
@@ -424,11 +439,12 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 			return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
 		}
 	} else {
+		words := phraseWords(raw)
 		for _, um := range c.userMsgs {
 			if int(um) >= msg {
 				break
 			}
-			if s, e, ok := phraseIn(c.t.Messages[um].Content, raw); ok {
+			if s, e, ok := c.phraseInMsg(um, words); ok {
 				ev, _ := c.visibleEvidence(occ{msg: um, start: int32(s), end: int32(e)}, raw)
 				if ev.Normalization == "" {
 					return finding{status: StatusLiteral, ev: ev, ent: -1}
@@ -448,7 +464,7 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 		// What the record being changed holds (the reservation's cabin).
 		if ci != nil {
 			for _, r := range ci.identEnts {
-				if c.records[[2]int32{r, id}] {
+				if c.records.has(r, id) {
 					ev := nowhere()
 					ev.Found = "visible"
 					ev.Message = -1
@@ -585,10 +601,8 @@ func (c *checker) weakSupport(v float64, raw, path string, msg int) finding {
 			}
 			if match {
 				o := occ{msg: s.msg, start: s.start, end: s.end}
-				if s.jsonKey != "" {
-					o.path = s.jsonKey
-				}
 				ev, literal := c.visibleEvidence(o, raw)
+				ev.JSONPath = s.jsonKey // the field it was stated in, if any
 				ev.Note = "stated next to \"" + strings.Join(st, " ") + "\""
 				if literal {
 					return finding{status: StatusLiteral, ev: ev, ent: -1}
@@ -633,8 +647,7 @@ func (c *checker) userYesNo(argName string, yes bool, msg int) (int, int, int, b
 		if um >= msg {
 			continue
 		}
-		text := c.t.Messages[um].Content
-		low := strings.ToLower(text)
+		low := c.lowerContent(um)
 		for _, s := range st {
 			at := strings.Index(low, s)
 			if at < 0 {
@@ -677,11 +690,12 @@ func (c *checker) agentAskedConfirmed(argName string, msg int) (int, bool) {
 // phraseVisible finds a multi-word value in the visible non-agent text
 // messages before msg.
 func (c *checker) phraseVisible(s string, msg int) (int, int, int, bool) {
+	words := phraseWords(s)
 	for _, m := range c.textMsgs {
 		if int(m) >= msg {
 			break
 		}
-		if st, e, ok := phraseIn(c.t.Messages[m].Content, s); ok {
+		if st, e, ok := c.phraseInMsg(m, words); ok {
 			return int(m), st, e, true
 		}
 	}
@@ -701,11 +715,12 @@ func (c *checker) knowledgeSupport(keys []string, table string, msg int) (findin
 				continue
 			}
 			for _, a := range aliases {
+				words := phraseWords(a)
 				for _, m := range c.textMsgs {
 					if int(m) >= msg {
 						break
 					}
-					if s, e, ok := phraseIn(c.t.Messages[m].Content, a); ok {
+					if s, e, ok := c.phraseInMsg(m, words); ok {
 						ev := Evidence{Found: "visible", Message: int(m), Start: s, End: e, HiddenEntry: -1, HiddenMessage: -1}
 						ev.Note = strconv.Quote(c.t.Messages[m].Content[s:e]) + " names " + strings.ToUpper(strings.TrimPrefix(k, "s:")) + " only with outside knowledge (" + name + ")"
 						return finding{status: StatusKnowledge, reason: ReasonKnowledge, sev: sevAmbiguous, ev: ev, ent: -1}, true
@@ -726,8 +741,12 @@ func (c *checker) knowledgeSupport(keys []string, table string, msg int) (findin
 func (c *checker) derive(v float64, msg int) (string, bool) {
 	const eps = 1e-6
 	c.groupSumsUpTo(msg)
-	if d, ok := c.sums[numberKey(v)]; ok && d.msg < msg {
-		return d.text, true
+	key := v
+	if key == 0 {
+		key = 0 // -0
+	}
+	if r, ok := c.sums[key]; ok && r.msg(c) < msg {
+		return r.text(c), true
 	}
 	// Recent non-agent messages with numbers.
 	var recent []int32
@@ -788,10 +807,57 @@ func (c *checker) derive(v float64, msg int) (string, bool) {
 	return "", false
 }
 
-// derivation is a number a group of an observation sums to.
-type derivation struct {
-	msg  int
-	text string
+// sumGroup is one group of an observation's numbers (see groupSumsUpTo).
+type sumGroup struct {
+	label string // the wildcarded path, for the derivation's text
+	msg   int
+	wide  bool // every index and id-like key wildcarded, not only the last index
+	xs    []float64
+}
+
+// sumRef says how a value derives from a group: the total, the total times
+// k, or the subset sum of mask. Its text is rendered only when a
+// derivation is reported: most of the sums are never asked for.
+type sumRef struct {
+	group int32
+	op    uint8 // sumTotal, sumTimes, sumSubset
+	k     uint8
+	mask  uint32
+	v     float64 // the value, exactly as computed
+}
+
+const (
+	sumTotal = iota
+	sumTimes
+	sumSubset
+)
+
+func (r sumRef) msg(c *checker) int { return c.sumGroups[r.group].msg }
+
+// text renders the derivation: "152 + 103 (flights[*].price in message 4) = 255".
+func (r sumRef) text(c *checker) string {
+	g := &c.sumGroups[r.group]
+	where := " (" + g.label + " in message " + strconv.Itoa(g.msg) + ")"
+	switch r.op {
+	case sumTotal:
+		if len(g.xs) > 8 {
+			return "sum of " + strconv.Itoa(len(g.xs)) + " values" + where + " = " + fmtNum(r.v)
+		}
+		parts := make([]string, len(g.xs))
+		for i, x := range g.xs {
+			parts[i] = fmtNum(x)
+		}
+		return strings.Join(parts, " + ") + where + " = " + fmtNum(r.v)
+	case sumTimes:
+		return fmtNum(float64(r.k)) + " × sum" + where + " = " + fmtNum(r.v)
+	}
+	var parts []string
+	for i, x := range g.xs {
+		if r.mask&(1<<i) != 0 {
+			parts = append(parts, fmtNum(x))
+		}
+	}
+	return strings.Join(parts, " + ") + where + " = " + fmtNum(r.v)
 }
 
 // groupSumsUpTo adds the group sums of the JSON observations before msg not
@@ -802,7 +868,7 @@ type derivation struct {
 // the total.
 func (c *checker) groupSumsUpTo(msg int) {
 	if c.sums == nil {
-		c.sums = map[string]derivation{}
+		c.sums = map[float64]sumRef{}
 	}
 	for _, m := range c.jsonMsgs {
 		if int(m) >= msg || int(m) <= c.summedTo {
@@ -810,8 +876,22 @@ func (c *checker) groupSumsUpTo(msg int) {
 		}
 		c.summedTo = int(m)
 		content := c.t.Messages[m].Content
-		groups := map[string][]float64{}
-		var order []string
+		// The groups of this message, in order of first appearance, and
+		// every number with its group (a number joins up to two groups).
+		c.groupAt.reset()
+		g0 := len(c.sumGroups)
+		c.groupVals = c.groupVals[:0]
+		join := func(key []byte, f float64) {
+			h := hashKey(key)
+			g, slot, ok := c.groupAt.find(h, string(key))
+			if !ok {
+				g = int32(len(c.sumGroups))
+				k := c.slab.cut(key)
+				c.groupAt.insert(slot, h, k, g)
+				c.sumGroups = append(c.sumGroups, sumGroup{label: k[2:], msg: int(m), wide: key[0] == 'w'})
+			}
+			c.groupVals = append(c.groupVals, groupVal{g, f})
+		}
 		c.jw.walkLeaves(content, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
 			if kind != 'n' {
 				return
@@ -827,16 +907,12 @@ func (c *checker) groupSumsUpTo(msg int) {
 			if last >= 0 {
 				saved := w.segs[last].index
 				w.segs[last].index = wildIndex
-				g := "s\x00" + string(w.appendPath(nil))
+				c.groupKey = w.appendPath(append(c.groupKey[:0], "s\x00"...))
 				w.segs[last].index = saved
-				if _, ok := groups[g]; !ok {
-					order = append(order, g)
-				}
-				groups[g] = append(groups[g], f)
+				join(c.groupKey, f)
 			}
 			// wide: every index and id-like key wildcarded
-			var b []byte
-			b = append(b, "w\x00"...)
+			b := append(c.groupKey[:0], "w\x00"...)
 			wild := false
 			for _, sg := range w.segs {
 				switch {
@@ -851,39 +927,36 @@ func (c *checker) groupSumsUpTo(msg int) {
 					b = append(b, sg.key...)
 				}
 			}
+			c.groupKey = b
 			if wild {
-				g := string(b)
-				if _, ok := groups[g]; !ok {
-					order = append(order, g)
-				}
-				groups[g] = append(groups[g], f)
+				join(b, f)
 			}
 		})
-		for _, g := range order {
-			xs := groups[g]
+		// Each group's numbers in order, cut from the trajectory's store.
+		for g := g0; g < len(c.sumGroups); g++ {
+			x0 := len(c.sumVals)
+			for _, v := range c.groupVals {
+				if int(v.g) == g {
+					c.sumVals = append(c.sumVals, v.v)
+				}
+			}
+			c.sumGroups[g].xs = c.sumVals[x0:len(c.sumVals):len(c.sumVals)]
+		}
+		for g := g0; g < len(c.sumGroups); g++ {
+			xs := c.sumGroups[g].xs
 			if len(xs) < 2 {
 				continue
 			}
-			label := g[2:]
-			where := " (" + label + " in message " + strconv.Itoa(int(m)) + ")"
 			sum := 0.0
 			for _, x := range xs {
 				sum += x
 			}
-			if len(xs) <= 8 {
-				parts := make([]string, len(xs))
-				for i, x := range xs {
-					parts[i] = fmtNum(x)
-				}
-				c.addSum(sum, int(m), strings.Join(parts, " + ")+where+" = "+fmtNum(sum))
-			} else {
-				c.addSum(sum, int(m), "sum of "+strconv.Itoa(len(xs))+" values"+where+" = "+fmtNum(sum))
-			}
+			c.addSum(sumRef{group: int32(g), op: sumTotal, v: sum})
 			for k := 2.0; k <= 5; k++ {
-				c.addSum(sum*k, int(m), fmtNum(k)+" × sum"+where+" = "+fmtNum(sum*k))
+				c.addSum(sumRef{group: int32(g), op: sumTimes, k: uint8(k), v: sum * k})
 			}
 			limit := 8
-			if g[0] == 'w' {
+			if c.sumGroups[g].wide {
 				limit = 6
 			}
 			if len(xs) > limit {
@@ -894,26 +967,38 @@ func (c *checker) groupSumsUpTo(msg int) {
 					continue // a single value is not a derivation
 				}
 				s := 0.0
-				var parts []string
 				for i := range xs {
 					if mask&(1<<i) != 0 {
 						s += xs[i]
-						parts = append(parts, fmtNum(xs[i]))
 					}
 				}
-				c.addSum(s, int(m), strings.Join(parts, " + ")+where+" = "+fmtNum(s))
+				c.addSum(sumRef{group: int32(g), op: sumSubset, mask: uint32(mask), v: s})
 			}
 		}
 	}
 }
 
-func (c *checker) addSum(v float64, msg int, text string) {
-	if c.weakNumber(v) {
+// groupVal is a number of an observation and the group it joins.
+type groupVal struct {
+	g int32
+	v float64
+}
+
+// addSum keeps the first derivation of each value. Values are keyed by
+// their float64 (0 for -0), which is what their canonical key n:… names.
+func (c *checker) addSum(r sumRef) {
+	if c.weakNumber(r.v) {
 		return
 	}
-	k := numberKey(v)
-	if _, ok := c.sums[k]; !ok {
-		c.sums[k] = derivation{msg: msg, text: text}
+	v := r.v
+	if v != v {
+		return // NaN: amounts looked up are finite
+	}
+	if v == 0 {
+		v = 0 // -0 and 0 are both n:0
+	}
+	if _, ok := c.sums[v]; !ok {
+		c.sums[v] = r
 	}
 }
 
@@ -934,7 +1019,7 @@ func (c *checker) deriveDate(y, mo, d int, msg int) (string, bool) {
 		if int(um) >= msg {
 			break
 		}
-		low := strings.ToLower(c.t.Messages[um].Content)
+		low := c.lowerContent(int(um))
 		for _, r := range rels {
 			for _, w := range r.words {
 				if !strings.Contains(low, w) {
@@ -981,6 +1066,17 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // rawJSON quotes s as a JSON string.
 func rawJSON(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
+	// Printable ASCII without the characters json.Marshal escapes is
+	// quoted as is; anything else goes through json.Marshal.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return b
+		}
+	}
+	b := make([]byte, len(s)+2)
+	b[0] = '"'
+	copy(b[1:], s)
+	b[len(b)-1] = '"'
 	return b
 }

@@ -2,8 +2,11 @@ package grounding
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // checkText checks the values stated in free text: a text reply (field
@@ -18,11 +21,12 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		c.scanProse(text, b)
 	}
 
-	type checked struct {
-		arg int // index in d.Args
-		f   finding
-	}
-	var found []checked
+	// The values checked here are collected in a scratch slice and added
+	// to d.Args at once, so a reply's evidence is allocated once at its
+	// final size instead of growing (ArgEvidence is large).
+	found := c.found[:0]
+	args := c.argScratch[:0]
+	base := len(d.Args)
 	var stated []float64
 	sev := sevOK
 	for i := range b.ms {
@@ -95,9 +99,12 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		if f.sev > sev {
 			sev = f.sev
 		}
-		found = append(found, checked{arg: len(d.Args), f: f})
-		d.Args = append(d.Args, ArgEvidence{
-			Path:   field + "[" + strconv.Itoa(int(m.start)) + ":" + strconv.Itoa(int(m.end)) + "]",
+		found = append(found, checked{arg: base + len(args), ent: f.ent, status: f.status})
+		c.keyBuf = append(append(c.keyBuf[:0], field...), '[')
+		c.keyBuf = append(strconv.AppendInt(c.keyBuf, int64(m.start), 10), ':')
+		c.keyBuf = append(strconv.AppendInt(c.keyBuf, int64(m.end), 10), ']')
+		args = append(args, ArgEvidence{
+			Path:   c.slab.cut(c.keyBuf), // field[start:end]
 			Value:  rawJSON(span),
 			Role:   role,
 			Status: f.status,
@@ -105,6 +112,15 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			Where:  f.ev,
 		})
 	}
+	if len(args) > 0 {
+		if d.Args == nil {
+			d.Args = make([]ArgEvidence, 0, len(args))
+		}
+		d.Args = append(d.Args, args...)
+	}
+	clear(args) // drop references to this text's strings
+	c.argScratch = args[:0]
+	defer func() { c.found = found[:0] }()
 	if reply == nil && field != "content" {
 		return sev
 	}
@@ -121,17 +137,17 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		if !kr.spec.Choice || !kr.spec.InText {
 			continue
 		}
-		ks := c.kinds[kr.name]
+		ks := c.kindSetOf(kr)
 		if ks == nil || len(ks.cands) <= 1 {
 			continue
 		}
 		mentioned := map[int32][]int{}
 		for k, x := range found {
-			if x.f.ent < 0 || (x.f.status != StatusLiteral && x.f.status != StatusNormalized) {
+			if x.ent < 0 || (x.status != StatusLiteral && x.status != StatusNormalized) {
 				continue
 			}
-			if _, ok := ks.pos[x.f.ent]; ok {
-				mentioned[x.f.ent] = append(mentioned[x.f.ent], k)
+			if _, ok := ks.pos[x.ent]; ok {
+				mentioned[x.ent] = append(mentioned[x.ent], k)
 			}
 		}
 		if len(mentioned) != 1 {
@@ -141,7 +157,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			if _, ok := c.singledOut(kr, ks, ks.pos[ent], ci, msg); ok {
 				continue
 			}
-			if c.recordVals[ent] {
+			if c.ents[ent].recordVal {
 				continue // describes the record just read, does not choose
 			}
 			for _, k := range idxs {
@@ -167,6 +183,13 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 	return sev
 }
 
+// checked is a value checkText added to d.Args: where, and what it matched.
+type checked struct {
+	arg    int // index in d.Args
+	ent    int32
+	status string
+}
+
 // scanProse scans text as prose into b.
 func (c *checker) scanProse(text string, b *mentionBuf) {
 	b.reset()
@@ -188,6 +211,7 @@ func (c *checker) idLike(s string) int {
 	}
 	letters, digits, upper, other := 0, 0, 0, 0
 	dash := false
+	at, dot := -1, -1 // first '@' and '.'
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
 		switch {
@@ -200,7 +224,15 @@ func (c *checker) idLike(s string) int {
 			digits++
 		case ch == '-':
 			dash = true
-		case ch == '_' || ch == '#' || ch == '@' || ch == '.':
+		case ch == '@':
+			if at < 0 {
+				at = i
+			}
+		case ch == '.':
+			if dot < 0 {
+				dot = i
+			}
+		case ch == '_' || ch == '#':
 		default:
 			other++
 		}
@@ -208,7 +240,7 @@ func (c *checker) idLike(s string) int {
 	if other > 0 {
 		return 0
 	}
-	if strings.IndexByte(s, '@') > 0 && strings.IndexByte(s, '.') > 0 {
+	if at > 0 && dot > 0 { // an email
 		return 2
 	}
 	if letters > 0 && digits > 0 {
@@ -221,9 +253,9 @@ func (c *checker) idLike(s string) int {
 		return 2
 	}
 	if upper == len(s) && len(s) == 3 {
-		k := "s:" + strings.ToLower(s)
+		k := [5]byte{'s', ':', lowerByte(s[0]), lowerByte(s[1]), lowerByte(s[2])} // ASCII capitals
 		for _, t := range c.rt.knowledge {
-			if _, ok := t[k]; ok {
+			if _, ok := t[string(k[:])]; ok {
 				return 2
 			}
 		}
@@ -262,6 +294,8 @@ var (
 	doneVerbs    = []string{"added", "updated", "cancelled", "canceled", "booked", "changed", "upgraded", "downgraded", "modified", "issued", "sent", "removed", "rebooked", "applied"}
 	doneAux      = []string{"has been", "have been", "successfully", "i've", "i have", "we've"}
 	hypothetical = []string{"if ", "since ", "not ", "n't ", "unable", "cannot", "might", "would", "could", "once ", "unfortunately", "whether", "should"}
+
+	hypotheticalSet = newPhraseSet(hypothetical)
 )
 
 // checkClaims flags sentences of a reply that report a write as done when
@@ -274,6 +308,11 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 	if !mayReportDone(text) {
 		return sev
 	}
+	// An ASCII reply's sentences lowered are slices of the lowered reply.
+	lowText := ""
+	if lt := c.lowOf(msg); lt.ascii && text == c.t.Messages[msg].Content {
+		lowText = lt.low
+	}
 	start := 0
 	for start < len(text) {
 		end := start
@@ -281,20 +320,28 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 			end++
 		}
 		sentence := text[start:end]
+		low := ""
+		if lowText != "" {
+			low = lowText[start:end]
+		} else {
+			low = strings.ToLower(sentence)
+		}
 		if end < len(text) {
 			end++
 		}
 		s0 := start
 		start = end
-		low := strings.ToLower(sentence)
 		if !reportsDone(low) {
 			continue
 		}
 		named, done := "", false
+		// The sentence's word stems, once for all the tools' words (stemIn
+		// for each word stemmed every word of the sentence again).
+		c.stemBuf = appendStems(c.stemBuf[:0], sentence)
 		for _, wt := range c.rt.writeWords {
 			name := wt.tool
 			for _, w := range wt.words {
-				if _, _, ok := stemIn(sentence, w); !ok {
+				if !slices.ContainsFunc(c.stemBuf, func(st string) bool { return stemMatch(st, w) }) {
 					continue
 				}
 				if named == "" {
@@ -323,45 +370,116 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 	return sev
 }
 
-// mayReportDone is a quick test before the sentence-by-sentence one.
+// mayReportDone is a quick test before the sentence-by-sentence one: does
+// text contain one of doneVerbs? All but "sent" end in "ed", so one pass
+// over the "ed"s of the text tests them together (reportsDone relies on
+// that too).
 func mayReportDone(text string) bool {
-	for _, v := range doneVerbs {
-		if strings.Contains(text, v) {
+	for off := 0; ; {
+		k := strings.Index(text[off:], "ed")
+		if k < 0 {
+			break
+		}
+		end := off + k + 2
+		for _, v := range doneVerbs {
+			if len(v) <= end && text[end-len(v):end] == v {
+				return true
+			}
+		}
+		off += k + 1
+	}
+	return strings.Contains(text, "sent")
+}
+
+// fieldsN returns the first n of strings.Fields(s), appended to buf.
+func fieldsN(s string, n int, buf []string) []string {
+	start := -1
+	for i := 0; i < len(s) && len(buf) < n; {
+		r, w := rune(s[i]), 1
+		space := false
+		if r < utf8.RuneSelf {
+			space = asciiSpace[r]
+		} else {
+			r, w = utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+		}
+		switch {
+		case space && start >= 0:
+			buf = append(buf, s[start:i])
+			start = -1
+		case !space && start < 0:
+			start = i
+		}
+		i += w
+	}
+	if start >= 0 && len(buf) < n {
+		buf = append(buf, s[start:])
+	}
+	return buf
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// asciiLower lower-cases the ASCII letters of s, byte for byte.
+func asciiLower(s string) string {
+	if !hasASCIIUpper(s) {
+		return s
+	}
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		b[i] = lowerByte(s[i])
+	}
+	return string(b)
+}
+
+// reportsDone reports whether a lower-cased sentence states that a write
+// happened.
+func reportsDone(low string) bool {
+	if hypotheticalSet.contains(low) {
+		return false
+	}
+	// Every occurrence of a done verb, found as in mayReportDone: the "ed"
+	// verbs at the "ed"s of the sentence, then "sent".
+	for off := 0; ; {
+		k := strings.Index(low[off:], "ed")
+		if k < 0 {
+			break
+		}
+		end := off + k + 2
+		off += k + 1
+		for _, v := range doneVerbs {
+			if len(v) <= end && low[end-len(v):end] == v && doneAt(low, end-len(v), v) {
+				return true
+			}
+		}
+	}
+	for off := 0; ; {
+		k := strings.Index(low[off:], "sent")
+		if k < 0 {
+			break
+		}
+		k += off
+		off = k + 1
+		if doneAt(low, k, "sent") {
 			return true
 		}
 	}
 	return false
 }
 
-// reportsDone reports whether a lower-cased sentence states that a write
-// happened.
-func reportsDone(low string) bool {
-	for _, h := range hypothetical {
-		if strings.Contains(low, h) {
-			return false
-		}
+// doneAt reports whether the verb v at k of a lower-cased sentence is a
+// whole word closely preceded by an auxiliary ("has been", "successfully").
+func doneAt(low string, k int, v string) bool {
+	if k+len(v) < len(low) && letterByte(low[k+len(v)]) {
+		return false
 	}
-	for _, v := range doneVerbs {
-		off := 0
-		for {
-			k := strings.Index(low[off:], v)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + 1
-			if k+len(v) < len(low) && letterByte(low[k+len(v)]) {
-				continue
-			}
-			from := k - 24
-			if from < 0 {
-				from = 0
-			}
-			for _, a := range doneAux {
-				if strings.Contains(low[from:k], a) {
-					return true
-				}
-			}
+	from := k - 24
+	if from < 0 {
+		from = 0
+	}
+	for _, a := range doneAux {
+		if strings.Contains(low[from:k], a) {
+			return true
 		}
 	}
 	return false
@@ -386,10 +504,16 @@ func (c *checker) succeededBefore(tool string, msg int) bool {
 // reservations", "found three reservations").
 var countLeads = []string{"you have", "there are", "found", "only", "all of your", "all your", "none of your", "both of your", "both your"}
 
-// countsKind reports whether low (lower-cased) counts entities named by the
-// stem: a lead, then within five words a number word or "all"/"none",
-// then within four more words the kind's word.
-func countsKind(low, kindStem string) bool {
+var countLeadSet = newPhraseSet(countLeads)
+
+// countedStems returns the stems of the words low (lower-cased) counts:
+// after a lead, within five words a number word or "all"/"none", then
+// within four more words the counted word. A reply counts the entities of
+// a kind when one of them matches the kind's stem (stemMatch); the stems
+// are gathered once for all kinds.
+func countedStems(low string) []string {
+	var buf [8]string
+	var out []string
 	for _, lead := range countLeads {
 		off := 0
 		for {
@@ -399,10 +523,7 @@ func countsKind(low, kindStem string) bool {
 			}
 			k += off
 			off = k + 1
-			words := strings.Fields(low[k+len(lead):])
-			if len(words) > 8 {
-				words = words[:8]
-			}
+			words := fieldsN(low[k+len(lead):], 8, buf[:0])
 			quant := strings.HasPrefix(lead, "all") || strings.HasPrefix(lead, "none") || strings.HasPrefix(lead, "both")
 			for i, w := range words {
 				w = strings.Trim(w, ".,:;!?*()")
@@ -412,35 +533,43 @@ func countsKind(low, kindStem string) bool {
 				if onlyDigits(w) && i < 3 {
 					quant = true
 				}
-				if quant && stemMatch(stem(w), kindStem) {
-					return true
+				if quant {
+					out = append(out, stem(w))
 				}
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // checkCounts flags a reply that counts or summarizes the user's entities
 // of a kind (reservations) while some of the ones listed to the agent were
 // never read: the claim rests on what the agent did not look at.
 func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
-	lead := false
-	for _, l := range countLeads {
-		if containsFold(text, l) {
-			lead = true
-			break
-		}
+	// The leads are lower-case ASCII: they are matched in the text with its
+	// ASCII letters lowered, ignoring case as far as ASCII goes.
+	fold, low := "", ""
+	if lt := c.lowOf(msg); text == c.t.Messages[msg].Content {
+		fold, low = lt.foldOf(text), lt.low
+	} else { // a free-text argument named content
+		fold, low = asciiLower(text), strings.ToLower(text)
 	}
-	if !lead {
+	if !countLeadSet.contains(fold) {
 		return sevOK
 	}
-	low := strings.ToLower(text)
+	var counted []string
+	countedDone := false
 	for _, kr := range c.rt.kindList {
-		if !kr.spec.Choice || !countsKind(low, stem(kr.name)) {
+		if !kr.spec.Choice {
 			continue
 		}
-		ks := c.kinds[kr.name]
+		if !countedDone {
+			counted, countedDone = countedStems(low), true
+		}
+		if ks := stem(kr.name); !slices.ContainsFunc(counted, func(w string) bool { return stemMatch(w, ks) }) {
+			continue
+		}
+		ks := c.kindSetOf(kr)
 		if ks == nil || len(ks.cands) < 2 {
 			continue
 		}
@@ -450,7 +579,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 			if int(cd.msg) >= msg {
 				continue
 			}
-			if c.readEnts[cd.ent] {
+			if c.ents[cd.ent].readKey {
 				readable = true
 			} else {
 				unread++
@@ -491,20 +620,4 @@ func sumOfStated(xs []float64, v float64) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// containsFold reports whether s contains the lower-case ASCII sub, ignoring
-// case, without allocating.
-func containsFold(s, sub string) bool {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for j < n && lowerByte(s[i+j]) == sub[j] {
-			j++
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,7 +14,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 		if !rule.tools[call.Name] {
 			continue
 		}
-		val, ok := ci.pathKeys[rule.arg]
+		val, ok := ci.keyAt(rule.arg)
 		if !ok {
 			continue
 		}
@@ -26,12 +27,12 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 			if p.msg >= ci.msg || p.err || p.obs < 0 {
 				continue
 			}
-			if rule.after[p.name] && p.pathKeys[rule.afterArg] == val {
+			if k, _ := p.keyAt(rule.afterArg); rule.after[p.name] && k == val {
 				satisfied = true
 				break
 			}
 			if rule.afterOutput[p.name] {
-				if id, ok := c.find(val); ok && c.records[[2]int32{-1 - int32(p.obs), id}] {
+				if id, ok := c.find(val); ok && c.records.has(-1-int32(p.obs), id) {
 					satisfied = true
 					break
 				}
@@ -62,7 +63,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 		}
 		ents = append(ents, id)
 	}
-	for k := range ci.argKeys {
+	for _, k := range ci.argKeys {
 		addKey(k)
 		// "certificate 7504069" in the listing names certificate_7504069.
 		for _, p := range idNumberParts(k) {
@@ -123,7 +124,7 @@ func actionWords(tool string) []string {
 // the entries or one of the action words.
 func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) bool {
 	for _, id := range ents {
-		if ev.ents[id] {
+		if slices.Contains(ev.ents, id) {
 			return true
 		}
 	}
@@ -136,6 +137,26 @@ func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) boo
 		}
 	}
 	return false
+}
+
+// appendStems appends the stems of the words of text (the runs of ASCII
+// letters stemIn tries).
+func appendStems(dst []string, text string) []string {
+	i := 0
+	for i < len(text) {
+		for i < len(text) && !letterByte(text[i]) {
+			i++
+		}
+		j := i
+		for j < len(text) && letterByte(text[j]) {
+			j++
+		}
+		if j > i {
+			dst = append(dst, stem(text[i:j]))
+		}
+		i = j
+	}
+	return dst
 }
 
 // stemIn finds a word of text whose stem matches w.

@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -69,6 +70,13 @@ type mention struct {
 	valObj     int32 // for a key: the object that is its value, else -1
 	num        float64
 	jsonKey    string // last object key on the path ("" for text and array items)
+	// ent is the index entry of the key, set when the buffer is indexed
+	// (checker.indexMentions), so later passes over the same buffer do not
+	// look the key up again; -1 when not indexed.
+	ent int32
+	// tpl is the scanMemo template the mention was replayed from or
+	// recorded as, -1 none: indexing it tells the template its entry.
+	tpl int32
 }
 
 // jobj is one JSON object of a scanned document: the mentions inside it are
@@ -84,11 +92,13 @@ type mentionBuf struct {
 	arena []byte
 	ms    []mention
 	objs  []jobj
-	str   string // the arena as a string, made on demand (checker.arenaString)
+	// the last path added to the checker's paths (checker.pathIn), 0: none
+	lastP0, lastP1 int32
+	lastPath       int32
 }
 
 func (b *mentionBuf) reset() {
-	b.str = ""
+	b.lastP0, b.lastP1, b.lastPath = -1, -1, 0
 	b.arena = b.arena[:0]
 	b.ms = b.ms[:0]
 	b.objs = b.objs[:0]
@@ -100,7 +110,7 @@ func (b *mentionBuf) path(m *mention) []byte { return b.arena[m.p0:m.p1] }
 // monthOf returns the month a lower-case word names, or 0. A switch keeps
 // the per-token cost below a map lookup.
 func monthOf(w []byte) int {
-	if len(w) < 3 || len(w) > 9 || w[0] < 'a' || w[0] > 's' {
+	if len(w) < 3 || len(w) > 9 || !monthInitial[w[0]] {
 		return 0
 	}
 	switch string(w) {
@@ -131,6 +141,9 @@ func monthOf(w []byte) int {
 	}
 	return 0
 }
+
+// monthInitial marks the first letters of the month names monthOf knows.
+var monthInitial = byteSet("jfmasond")
 
 // numberWord returns the value of a spelled-out small number.
 func numberWord(w []byte) (int, bool) {
@@ -168,7 +181,9 @@ func numberWord(w []byte) (int, bool) {
 	return 0, false
 }
 
-func spaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// spaceByte reports the bytes that separate words. Most bytes of text are
+// above ' ', which one comparison rules out.
+func spaceByte(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r') }
 
 func digitByte(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -196,23 +211,35 @@ func onlyDigits(s string) bool {
 // appendStringKey appends the canonical string key of s: lower-cased, with
 // each run of space, '-' and '_' folded to a single '_', trimmed.
 func appendStringKey(b []byte, s string) []byte {
+	// The key is never longer than "s:" and s: every '_' written stands for
+	// at least one separator dropped. Growing once and writing by index
+	// keeps this per-token loop free of append's capacity checks.
+	b = slices.Grow(b, len(s)+2)
 	b = append(b, 's', ':')
 	start := len(b)
+	n := start
+	b = b[:start+len(s)]
 	sep := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == ' ' || c == '-' || c == '_' || c == '\t' || c == '\n' || c == '\r' {
+		if keySep[c] {
 			sep = true
 			continue
 		}
-		if sep && len(b) > start {
-			b = append(b, '_')
+		if sep && n > start {
+			b[n] = '_'
+			n++
 		}
 		sep = false
-		b = append(b, lowerByte(c))
+		b[n] = lowerByte(c)
+		n++
 	}
-	return b
+	return b[:n]
 }
+
+// keySep marks the separators that fold to '_' in a string key: space,
+// '-', '_', tab, newline, CR.
+var keySep = [256]bool{' ': true, '-': true, '_': true, '\t': true, '\n': true, '\r': true}
 
 // stringKey returns the canonical key of a string value.
 func stringKey(s string) string { return string(appendStringKey(nil, s)) }
@@ -369,6 +396,7 @@ func parseNumber(s string) (float64, bool) {
 type textScanner struct {
 	out     *mentionBuf
 	lw      [16]byte
+	lwFor   string // the word lw holds lowered (lowerWord)
 	refYear int
 	refDate [3]int // y, m, d; zero when unknown
 	smallAt float64
@@ -387,22 +415,12 @@ type pendingMD struct {
 // trimProse removes the punctuation that surrounds words in prose and
 // markdown (quotes, brackets, bold markers, trailing full stops).
 func trimProse(s string, start int) (string, int) {
-	for len(s) > 0 {
-		switch s[0] {
-		case '"', '\'', '(', '[', '{', '*', '<', '`', '|', '>', '~':
-			s = s[1:]
-			start++
-			continue
-		}
-		break
+	for len(s) > 0 && proseLead[s[0]] {
+		s = s[1:]
+		start++
 	}
-	for len(s) > 0 {
-		switch s[len(s)-1] {
-		case '"', '\'', ')', ']', '}', '*', ',', '.', ';', ':', '!', '?', '>', '`', '|', '~':
-			s = s[:len(s)-1]
-			continue
-		}
-		break
+	for len(s) > 0 && proseTrail[s[len(s)-1]] {
+		s = s[:len(s)-1]
 	}
 	if len(s) > 2 && strings.HasSuffix(s, "'s") {
 		s = s[:len(s)-2]
@@ -410,6 +428,20 @@ func trimProse(s string, start int) (string, int) {
 		s = s[:len(s)-len("’s")]
 	}
 	return s, start
+}
+
+// proseLead and proseTrail are the bytes trimProse removes before and
+// after a word.
+var (
+	proseLead  = byteSet(`"'([{*<` + "`" + `|>~`)
+	proseTrail = byteSet(`"')]}*,.;:!?>` + "`" + `|~`)
+)
+
+func byteSet(chars string) (t [256]bool) {
+	for i := 0; i < len(chars); i++ {
+		t[chars[i]] = true
+	}
+	return t
 }
 
 // scan reports the mentions of text, whose first byte is at offset base of
@@ -454,7 +486,7 @@ func (sc *textScanner) scan(text string, base int) {
 				prevDay, month = 0, 0
 			}
 		}
-		if month == 0 {
+		if month == 0 && digitByte(raw[0]) { // a day number starts with a digit
 			if d, ok := dayNumber(raw); ok {
 				day = d
 			}
@@ -500,9 +532,13 @@ func (sc *textScanner) lowerWord(s string) []byte {
 	if len(s) > len(sc.lw) {
 		return nil
 	}
+	if s == sc.lwFor { // scan and token lower the same token in turn
+		return sc.lw[:len(s)]
+	}
 	for i := 0; i < len(s); i++ {
 		sc.lw[i] = lowerByte(s[i])
 	}
+	sc.lwFor = s
 	return sc.lw[:len(s)]
 }
 
@@ -531,6 +567,7 @@ func (sc *textScanner) add(kind mkind, start, end int, norm normKind) *mention {
 	b.ms = append(b.ms, sc.ctx)
 	m := &b.ms[len(b.ms)-1]
 	m.kind, m.norm = kind, norm
+	m.ent, m.tpl = -1, -1
 	m.start, m.end = int32(start), int32(end)
 	m.k0 = int32(len(b.arena))
 	return m
@@ -577,7 +614,15 @@ func stopWord(s string) bool {
 	for i := 0; i < len(s); i++ {
 		buf[i] = lowerByte(s[i])
 	}
-	switch string(buf[:len(s)]) {
+	return stopWordLower(buf[:len(s)])
+}
+
+// stopWordLower is stopWord for a word already lower-cased.
+func stopWordLower(w []byte) bool {
+	if len(w) > 6 {
+		return false
+	}
+	switch string(w) {
 	case "the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
 		"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
 		"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
@@ -590,8 +635,22 @@ func stopWord(s string) bool {
 }
 
 func (sc *textScanner) word(s string, start, end int, kind mkind, norm normKind) {
-	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord && stopWord(s) {
-		return // prose, not a JSON value
+	sc.wordLower(s, nil, start, end, kind, norm)
+}
+
+// wordLower is word for s whose lower-cased form is lower when it is not
+// nil (the token classification has it already).
+func (sc *textScanner) wordLower(s string, lower []byte, start, end int, kind mkind, norm normKind) {
+	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord {
+		stop := false
+		if lower != nil {
+			stop = stopWordLower(lower)
+		} else {
+			stop = stopWord(s)
+		}
+		if stop {
+			return // prose, not a JSON value
+		}
 	}
 	m := sc.add(kind, start, end, norm)
 	sc.out.arena = appendStringKey(sc.out.arena, s)
@@ -666,35 +725,38 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 		}
 		return
 	}
-	// ISO dates, optionally with a time: 2024-05-15, 2024-05-15T15:00:00
-	if y, mo, d, ok := parseISODate(s); ok {
-		sc.date(y, mo, d, start, start+10, nkNone)
-		if len(s) > 11 && (s[10] == 'T' || s[10] == ' ') {
-			if h, mi, n, ok := parseClock(s[11:]); ok {
-				sc.clock(h, mi, start+11, start+11+n, nkTimestamp)
+	// Dates and clock times start with a digit; words skip their parsers.
+	if digitByte(s[0]) {
+		// ISO dates, optionally with a time: 2024-05-15, 2024-05-15T15:00:00
+		if y, mo, d, ok := parseISODate(s); ok {
+			sc.date(y, mo, d, start, start+10, nkNone)
+			if len(s) > 11 && (s[10] == 'T' || s[10] == ' ') {
+				if h, mi, n, ok := parseClock(s[11:]); ok {
+					sc.clock(h, mi, start+11, start+11+n, nkTimestamp)
+				}
 			}
-		}
-		return
-	}
-	// clock times: 15:00, 15:00:00, 7:00 PM, 03:00:00+1
-	if h, mi, n, ok := parseClock(s); ok {
-		rest := s[n:]
-		if rest == "" || rest == "+1" {
-			if pm, skip, e, ok := peekAMPM(text, *i); ok && h <= 12 {
-				sc.clock(to24(h, pm), mi, start, base+e, nkClock12)
-				*i = skip
-				return
-			}
-			sc.clock(h, mi, start, end, nkNone)
 			return
 		}
-		if pm, ok := ampm(rest); ok && h <= 12 {
-			sc.clock(to24(h, pm), mi, start, end, nkClock12)
+		// clock times: 15:00, 15:00:00, 7:00 PM, 03:00:00+1
+		if h, mi, n, ok := parseClock(s); ok {
+			rest := s[n:]
+			if rest == "" || rest == "+1" {
+				if pm, skip, e, ok := peekAMPM(text, *i); ok && h <= 12 {
+					sc.clock(to24(h, pm), mi, start, base+e, nkClock12)
+					*i = skip
+					return
+				}
+				sc.clock(h, mi, start, end, nkNone)
+				return
+			}
+			if pm, ok := ampm(rest); ok && h <= 12 {
+				sc.clock(to24(h, pm), mi, start, end, nkClock12)
+			}
+			return
 		}
-		return
 	}
 	// US dates (5/20, 05/20/2024) and slash-joined tokens (HAT136/HAT039)
-	if k := strings.IndexByte(s, '/'); k > 0 {
+	if k := indexByteShort(s, '/'); k > 0 {
 		if y, mo, d, ok := parseUSDate(s); ok {
 			if y == 0 {
 				sc.monthDay(mo, d, start, end)
@@ -763,7 +825,7 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 			sc.date(y, mo, d, start, end, nkTomorrow)
 		}
 	}
-	sc.word(s, start, end, mWord, nkNone)
+	sc.wordLower(s, lower, start, end, mWord, nkNone)
 	// Plural words also stand for their singular ("certificates").
 	if len(s) > 4 && (s[len(s)-1] == 's' || s[len(s)-1] == 'S') && letterByte(s[len(s)-2]) && onlyLetters(s) {
 		sc.word(s[:len(s)-1], start, end, mWord, nkPlural)
@@ -776,6 +838,17 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 			break
 		}
 	}
+}
+
+// indexByteShort is strings.IndexByte for the short strings of tokens,
+// where a loop beats the call.
+func indexByteShort(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 func onlyLetters(s string) bool {

@@ -22,8 +22,20 @@ type jsonWalker struct {
 	src  string
 	pos  int
 	segs []jsonSeg
-	sc   *textScanner
-	bad  bool
+	// path is segs rendered (see appendPath), kept up to date as segments
+	// are pushed and popped while scanning (not in leaf mode), with plen the
+	// length of path before each segment: a leaf copies the path instead of
+	// rendering it from the root.
+	path []byte
+	plen []int
+	// lastP0 and lastP1 locate the path the last leaf wrote into the arena,
+	// which the next leaf reuses while no segment was pushed or popped (an
+	// object key and its scalar value share their path); lastP0 < 0: none.
+	lastP0, lastP1 int32
+	sc             *textScanner
+	bad            bool
+	// memo, when set, remembers the scans of keys and string values.
+	memo *scanMemo
 	// onLeaf, when set, receives every scalar instead of the scanner:
 	// kind is 's' (string), 'n' (number), 'b' (true/false) or 'z' (null);
 	// [start,end) is the raw value in src (strings with their quotes).
@@ -49,6 +61,8 @@ func (w *jsonWalker) walkJSON(src string, sc *textScanner) bool {
 	nm, na, no := len(out.ms), len(out.arena), len(out.objs)
 	w.src, w.pos, w.sc, w.bad = src, 0, sc, false
 	w.segs = w.segs[:0]
+	w.path, w.plen = w.path[:0], w.plen[:0]
+	w.lastP0 = -1
 	w.value(-1, "")
 	w.ws()
 	if w.bad || w.pos != len(src) {
@@ -71,28 +85,49 @@ const wildIndex = -7
 // [0][1].flight_number, flights[0].price; odd keys are quoted: ["a b"].
 func (w *jsonWalker) appendPath(b []byte) []byte {
 	for i, s := range w.segs {
-		if s.key == "" && s.index == wildIndex {
-			b = append(b, "[*]"...)
-			continue
-		}
-		if s.key == "" && s.index >= 0 {
-			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(s.index), 10)
-			b = append(b, ']')
-			continue
-		}
-		if plainKey(s.key) {
-			if i > 0 {
-				b = append(b, '.')
-			}
-			b = append(b, s.key...)
-			continue
-		}
-		b = append(b, '[')
-		b = strconv.AppendQuote(b, s.key)
-		b = append(b, ']')
+		b = appendSeg(b, i, s)
 	}
 	return b
+}
+
+// appendSeg renders segment i of a path.
+func appendSeg(b []byte, i int, s jsonSeg) []byte {
+	if s.key == "" && s.index == wildIndex {
+		return append(b, "[*]"...)
+	}
+	if s.key == "" && s.index >= 0 {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(s.index), 10)
+		return append(b, ']')
+	}
+	if plainKey(s.key) {
+		if i > 0 {
+			b = append(b, '.')
+		}
+		return append(b, s.key...)
+	}
+	b = append(b, '[')
+	b = strconv.AppendQuote(b, s.key)
+	return append(b, ']')
+}
+
+// push and pop add and drop the innermost path segment.
+func (w *jsonWalker) push(s jsonSeg) {
+	w.segs = append(w.segs, s)
+	if w.onLeaf == nil {
+		w.plen = append(w.plen, len(w.path))
+		w.path = appendSeg(w.path, len(w.segs)-1, s)
+		w.lastP0 = -1
+	}
+}
+
+func (w *jsonWalker) pop() {
+	w.segs = w.segs[:len(w.segs)-1]
+	if w.onLeaf == nil {
+		w.path = w.path[:w.plen[len(w.plen)-1]]
+		w.plen = w.plen[:len(w.plen)-1]
+		w.lastP0 = -1
+	}
 }
 
 func plainKey(k string) bool {
@@ -110,10 +145,13 @@ func plainKey(k string) bool {
 
 // leafCtx sets the scanner context for a leaf at the current path.
 func (w *jsonWalker) leafCtx(obj int32, key string) {
-	out := w.sc.out
-	p0 := int32(len(out.arena))
-	out.arena = w.appendPath(out.arena)
-	w.sc.ctx = mention{obj: obj, valObj: -1, p0: p0, p1: int32(len(out.arena)), jsonKey: key}
+	if w.lastP0 < 0 {
+		out := w.sc.out
+		w.lastP0 = int32(len(out.arena))
+		out.arena = append(out.arena, w.path...)
+		w.lastP1 = int32(len(out.arena))
+	}
+	w.sc.ctx = mention{obj: obj, valObj: -1, p0: w.lastP0, p1: w.lastP1, jsonKey: key}
 }
 
 func (w *jsonWalker) value(obj int32, key string) {
@@ -189,6 +227,27 @@ func (w *jsonWalker) value(obj int32, key string) {
 // stringLeaf reports a JSON string value at [start,end) of the source: as
 // text (its words, dates, ids) and, when it has several words, as a whole.
 func (w *jsonWalker) stringLeaf(s string, start, end int) {
+	sm := w.memo
+	if sm == nil || end-start != len(s) {
+		w.scanString(s, start, end)
+		return
+	}
+	sc := w.sc
+	sm.sync(sc)
+	rec, h, slot, ok := sm.vals.lookup(s)
+	if ok {
+		sm.replay(sc, false, rec, start)
+		return
+	}
+	n0, pend := len(sc.out.ms), len(sc.pendingMD)
+	w.scanString(s, start, end)
+	if len(sc.pendingMD) == pend {
+		sm.vals.remember(s, h, slot, sm.record(sc, false, n0, start))
+	}
+}
+
+// scanString is stringLeaf without the memo.
+func (w *jsonWalker) scanString(s string, start, end int) {
 	sc := w.sc
 	n0 := len(sc.out.ms)
 	escaped := end-start != len(s)
@@ -299,18 +358,18 @@ func (w *jsonWalker) object(parent int32) {
 			return
 		}
 		kend := w.pos - 1
-		w.segs = append(w.segs, jsonSeg{key: k, index: -1})
+		w.push(jsonSeg{key: k, index: -1})
 		// The key itself is a value: maps keyed by id (payment_methods),
 		// airport tables ({"JFK": "New York"}).
 		w.leafCtx(id, k)
 		w.sc.ctx.isKey = true
 		nk := len(out.ms)
 		if kend-kstart == len(k) {
-			w.sc.scan(k, kstart)
+			w.scanKey(k, kstart, kend)
 		} else {
 			w.sc.word(k, kstart, kend, mWord, nkNone)
+			markWhole(out, nk, kstart, kend)
 		}
-		markWhole(out, nk, kstart, kend)
 		w.sc.ctx.isKey = false
 		w.ws()
 		if w.pos >= len(w.src) || w.src[w.pos] != ':' {
@@ -325,7 +384,7 @@ func (w *jsonWalker) object(parent int32) {
 			}
 		}
 		w.value(id, k)
-		w.segs = w.segs[:len(w.segs)-1]
+		w.pop()
 		w.ws()
 		if w.pos >= len(w.src) {
 			w.bad = true
@@ -341,6 +400,30 @@ func (w *jsonWalker) object(parent int32) {
 			return
 		}
 		w.bad = true
+	}
+}
+
+// scanKey scans an object key written without escapes, at [kstart,kend).
+func (w *jsonWalker) scanKey(k string, kstart, kend int) {
+	sc := w.sc
+	sm := w.memo
+	var h uint64
+	slot := -1
+	if sm != nil {
+		sm.sync(sc)
+		var rec memoRec
+		var ok bool
+		if rec, h, slot, ok = sm.keys.lookup(k); ok {
+			sm.replay(sc, true, rec, kstart)
+			return
+		}
+	}
+	nk, pend := len(sc.out.ms), len(sc.pendingMD)
+	sc.scan(k, kstart)
+	markWhole(sc.out, nk, kstart, kend)
+	if sm != nil && len(sc.pendingMD) == pend {
+		// The key is kept across trajectories: copy it out of this one's text.
+		sm.keys.remember(sm.keyText.cutString(k), h, slot, sm.record(sc, true, nk, kstart))
 	}
 }
 
@@ -396,9 +479,9 @@ func (w *jsonWalker) array(obj int32, key string) {
 		return
 	}
 	for i := 0; !w.bad; i++ {
-		w.segs = append(w.segs, jsonSeg{index: i})
+		w.push(jsonSeg{index: i})
 		w.value(obj, key)
-		w.segs = w.segs[:len(w.segs)-1]
+		w.pop()
 		w.ws()
 		if w.pos >= len(w.src) {
 			w.bad = true

@@ -28,6 +28,8 @@ type profileRuntime struct {
 	weakTokens   map[string]bool // canonical keys
 	yes, no      []string        // lower-case
 	pick         []string
+	yesSet       *phraseSet // yes and pick, for one-pass search
+	pickSet      *phraseSet
 	schemas      map[string]*toolSchema
 	tools        map[string]*toolRuntime
 	kinds        map[string]*kindRuntime
@@ -58,10 +60,12 @@ type toolRuntime struct {
 }
 
 type kindRuntime struct {
-	name       string
-	spec       KindProfile
-	patterns   [][]string
-	contradict map[string]bool
+	idx         int // position in profileRuntime.kindList
+	name        string
+	spec        KindProfile
+	recordWords [][]string // phraseWords of spec.RecordPhrases
+	patterns    [][]string
+	contradict  map[string]bool
 }
 
 type orderRuntime struct {
@@ -166,6 +170,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	}
 	for name, k := range p.Kinds {
 		kr := &kindRuntime{name: name, spec: k, contradict: map[string]bool{}}
+		for _, p := range k.RecordPhrases {
+			kr.recordWords = append(kr.recordWords, phraseWords(p))
+		}
 		for _, pat := range k.Paths {
 			kr.patterns = append(kr.patterns, splitPattern(pat))
 		}
@@ -177,6 +184,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	rt.kindTails = map[string][]*kindRuntime{}
 	for _, name := range sortedKeys(rt.kinds) {
 		k := rt.kinds[name]
+		k.idx = len(rt.kindList)
 		rt.kindList = append(rt.kindList, k)
 		tails, keyed, wild := map[string]bool{}, false, false
 		for _, pat := range k.patterns {
@@ -238,6 +246,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			rt.no = lowerAll(c.No)
 		}
 	}
+	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
 	return rt, nil
 }
 
@@ -349,12 +358,61 @@ func compileToolSchema(raw json.RawMessage) *toolSchema {
 	return ts
 }
 
+// validateMemo remembers the outcome of validating a call's arguments: logs
+// repeat the same calls (every trial of a task looks the same user up), and
+// validating decodes the arguments into maps and walks the schema, which
+// costs more than all the other checks of a typical read. The outcome is a
+// pure function of the compiled schema and the argument bytes. The memo is
+// shared by all checks and bounded in bytes; once full it stops growing.
+var validateMemo struct {
+	sync.RWMutex
+	m     map[validateKey]string
+	bytes int
+}
+
+type validateKey struct {
+	ts   *toolSchema
+	args string
+}
+
+const (
+	validateMemoMaxBytes = 8 << 20
+	validateMemoMaxArgs  = 4 << 10 // longer arguments are validated every time
+)
+
 // validate checks decoded-from-JSON arguments against the schema and returns
 // a one-line problem, or "".
 func (ts *toolSchema) validate(args json.RawMessage) string {
 	if ts == nil || ts.schema == nil {
 		return ""
 	}
+	if len(args) > validateMemoMaxArgs {
+		return ts.validateNow(args)
+	}
+	validateMemo.RLock()
+	p, ok := validateMemo.m[validateKey{ts, string(args)}]
+	validateMemo.RUnlock()
+	if ok {
+		return p
+	}
+	p = ts.validateNow(args)
+	validateMemo.Lock()
+	if validateMemo.m == nil {
+		validateMemo.m = map[validateKey]string{}
+	}
+	if n := len(args) + len(p) + 64; validateMemo.bytes+n <= validateMemoMaxBytes {
+		k := validateKey{ts, string(args)}
+		if _, dup := validateMemo.m[k]; !dup {
+			validateMemo.m[k] = p
+			validateMemo.bytes += n
+		}
+	}
+	validateMemo.Unlock()
+	return p
+}
+
+// validateNow is validate without the memo.
+func (ts *toolSchema) validateNow(args json.RawMessage) string {
 	inst, ok := decodeAny(string(args))
 	if !ok {
 		return "arguments are not valid JSON"

@@ -1,7 +1,9 @@
 package grounding
 
 import (
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file holds the index of the visible history V(H<t). The checker walks
@@ -22,17 +24,22 @@ const (
 	srcSchema
 )
 
-// occ is one occurrence of a key in a visible message.
+// occ is one occurrence of a key in a visible message. Entries hold seven
+// of them, so it is kept small: the JSON path is an index into the
+// checker's path list (0: none; see checker.pathOf).
 type occ struct {
 	msg        int32 // message index; -1: none
 	start, end int32 // byte span in the message content
-	path       string
+	path       int32
 	norm       normKind
 	src        src
 	whole      bool // the mention is the whole JSON value, not a word inside it
 }
 
 var noOcc = occ{msg: -1}
+
+// newEntry is an entry with no occurrence yet, copied for every new key.
+var newEntry = entry{sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1}
 
 func (o occ) ok() bool { return o.msg >= 0 }
 
@@ -66,6 +73,13 @@ type entry struct {
 	recentTurn int32 // c.turn+1 when listed in c.recent
 	// partOf is the identifier this key is the number part of (-1).
 	partOf int32
+	// echoAt is 1 + the observation whose call had this key among its
+	// arguments, while that observation is indexed (see indexMentions).
+	echoAt int32
+	// recordVal: the value was seen in the record of a chosen entity (the
+	// observation of a read keyed by one); readKey: a successful read was
+	// keyed by this entity.
+	recordVal, readKey bool
 	// hidden is set lazily: -2 unknown, -1 not in hidden context, else the
 	// index into checker.hiddenOccs of the first hidden occurrence.
 	small bool // a small integer
@@ -99,64 +113,86 @@ type numOcc struct {
 
 // entryFor returns the entry of a key, if any visible message named it.
 func (c *checker) entryFor(key []byte) (int32, bool) {
-	if id, ok := c.keys[string(key)]; ok {
+	h := hashKey(key)
+	if id, ok := c.keys.get(h, string(key)); ok {
 		return id, true
 	}
 	for _, b := range c.bases {
 		if b.msg < c.pos {
-			if _, ok := b.idx.occ[string(key)]; ok {
-				return c.ensureEntry(key), true
+			if _, ok := b.idx.occ.get(h, string(key)); ok {
+				return c.ensureEntryHashed(key, h), true
 			}
 		}
 	}
 	return -1, false
+}
+
+// mentionEntry is entryFor for a mention of an indexed buffer.
+func (c *checker) mentionEntry(buf *mentionBuf, m *mention) int32 {
+	if m.ent >= 0 {
+		return m.ent
+	}
+	id, ok := c.entryFor(buf.key(m))
+	if !ok {
+		return -1
+	}
+	return id
 }
 
 // find is entryFor for a string key.
 func (c *checker) find(k string) (int32, bool) {
-	if id, ok := c.keys[k]; ok {
+	h := hashKeyStr(k)
+	if id, ok := c.keys.get(h, k); ok {
 		return id, true
 	}
 	for _, b := range c.bases {
 		if b.msg < c.pos {
-			if _, ok := b.idx.occ[k]; ok {
-				return c.ensureEntry([]byte(k)), true
+			if _, ok := b.idx.occ.get(h, k); ok {
+				return c.ensureEntryHashed([]byte(k), h), true
 			}
 		}
 	}
 	return -1, false
 }
 
+// lookupEntry returns the entry of a key without making one.
+func (c *checker) lookupEntry(k string) (int32, bool) { return c.keys.get(hashKeyStr(k), k) }
+
 func (c *checker) ensureEntry(key []byte) int32 {
-	return c.ensureEntryIn(key, nil, 0, 0)
+	return c.ensureEntryHashed(key, hashKey(key))
 }
 
 // ensureEntryIn is ensureEntry for a key that lives in buf's arena at
-// [k0,k1): a new entry's key string is then a slice of the arena copied
-// once per message (see arenaString), not an allocation of its own.
+// [k0,k1).
 func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32 {
-	if id, ok := c.keys[string(key)]; ok {
+	return c.ensureEntryHashed(key, hashKey(key))
+}
+
+// ensureEntryHashed is ensureEntry for a key hashed to h (hashKey).
+func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
+	id, slot, ok := c.keys.find(h, string(key))
+	if ok {
 		return id
 	}
-	var k string
-	if buf != nil {
-		k = c.arenaString(buf)[k0:k1]
-	} else {
-		k = string(key)
-	}
-	id := int32(len(c.ents))
-	c.ents = append(c.ents, entry{key: k, sup: noOcc, user: noOcc, agent: noOcc, echo: noOcc, part: noOcc, confirmed: noOcc, confirmBy: -1, agentText: noOcc, partOf: -1})
-	c.keys[k] = id
+	k := c.slab.cut(key)
+	id = int32(len(c.ents))
+	c.ents = append(c.ents, newEntry)
+	c.ents[id].key = k
+	c.keys.insert(slot, h, k, id)
 	// Long system texts are indexed once per pool (baseIndex); their
 	// occurrences join an entry when it is first needed.
 	for _, b := range c.bases {
 		if b.msg >= c.pos {
 			continue
 		}
-		if bo, ok := b.idx.occ[k]; ok {
+		if i, ok := b.idx.occ.get(h, k); ok {
 			e := &c.ents[id]
+			bo := &b.idx.occs[i]
 			o := bo.o
 			o.msg = int32(b.msg)
+			if bo.path != "" {
+				o.path = c.addPath(bo.path)
+			}
 			if bo.part {
 				if !e.part.ok() {
 					e.part = o
@@ -172,14 +208,19 @@ func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32
 // baseIndex is the shared index of one long system text: every key's first
 // occurrence (a literal one preferred), built once and read by all checks.
 type baseIndex struct {
-	occ       map[string]baseOcc
+	occ       keyTable // key → index in occs
+	occs      []baseOcc
+	low       string // the text lowered, for phrase searches
+	upper     bool   // it has an ASCII upper-case letter
+	ascii     bool   // it is all ASCII
 	isJSON    bool
 	pending   []pendingMD
 	firstDate [3]int // first date written in full, zero when none
 }
 
 type baseOcc struct {
-	o    occ
+	o    occ // without its path, which is in path
+	path string
 	part bool
 }
 
@@ -190,7 +231,7 @@ type baseRef struct {
 
 // newBaseIndex indexes a scanned buffer.
 func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
-	bi := &baseIndex{occ: make(map[string]baseOcc, len(b.ms)), isJSON: isJSON, pending: append([]pendingMD(nil), pending...)}
+	bi := &baseIndex{isJSON: isJSON, pending: append([]pendingMD(nil), pending...)}
 	for i := range b.ms {
 		m := &b.ms[i]
 		key := b.key(m)
@@ -198,13 +239,19 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 			continue
 		}
 		o := occ{start: m.start, end: m.end, norm: m.norm, src: srcSystem, whole: m.wholeLeaf}
+		path := ""
 		if m.p1 > m.p0 {
-			o.path = string(b.path(m))
+			path = string(b.path(m))
 		}
 		part := m.kind == mIDPart
-		old, seen := bi.occ[string(key)]
-		if !seen || (!part && (old.part || old.o.norm != nkNone && m.norm == nkNone)) {
-			bi.occ[string(key)] = baseOcc{o: o, part: part}
+		h := hashKey(key)
+		i, slot, seen := bi.occ.find(h, string(key))
+		switch {
+		case !seen:
+			bi.occ.insert(slot, h, string(key), int32(len(bi.occs)))
+			bi.occs = append(bi.occs, baseOcc{o: o, path: path, part: part})
+		case !part && (bi.occs[i].part || bi.occs[i].o.norm != nkNone && m.norm == nkNone):
+			bi.occs[i] = baseOcc{o: o, path: path, part: part}
 		}
 		if m.kind == mDate && m.norm == nkNone && bi.firstDate[0] == 0 {
 			bi.firstDate = [3]int{digitsValue(string(key[2:6])), digitsValue(string(key[7:9])), digitsValue(string(key[10:12]))}
@@ -216,15 +263,38 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 // indexMentions adds the mentions in c.buf, found in message msg from
 // source s. echoKeys are the canonical keys of the arguments of the call the
 // message answers (tool observations), whose reappearance is an echo.
-func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[string]bool, agentBad map[string]bool) {
+func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []string, agentBad map[string]bool) {
+	// The entries of the echo keys are marked once (echoAt) rather than
+	// every mention looking its key up in echoKeys; entries made while
+	// indexing are checked as they are made.
+	echoMark := int32(msg) + 1
+	if echoKeys != nil {
+		for _, k := range echoKeys {
+			if id, ok := c.lookupEntry(k); ok {
+				c.ents[id].echoAt = echoMark
+			}
+		}
+	}
 	lastWord, lastStart, lastEnd := int32(-1), int32(0), int32(0)
 	for i := range buf.ms {
 		m := &buf.ms[i]
 		key := buf.key(m)
 		if len(key) <= 2 {
+			m.ent = -1
 			continue
 		}
-		id := c.ensureEntryIn(key, buf, m.k0, m.k1)
+		id := m.ent // known when replayed from a scan memo template
+		if id < 0 {
+			n := int32(len(c.ents))
+			id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			if id >= n && echoKeys != nil && slices.Contains(echoKeys, c.ents[id].key) {
+				c.ents[id].echoAt = echoMark
+			}
+			m.ent = id
+			if m.tpl != -1 {
+				c.memo.learn(m.tpl, id)
+			}
+		}
 		if m.kind == mWord && m.norm == nkNone {
 			lastWord, lastStart, lastEnd = id, m.start, m.end
 		}
@@ -253,7 +323,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 				e.part = o
 			}
 			continue
-		case echoKeys != nil && echoKeys[e.key]:
+		case echoKeys != nil && e.echoAt == echoMark:
 			if !e.echo.ok() {
 				o.path = c.pathIn(buf, m)
 				e.echo = o
@@ -265,7 +335,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 			e.sup = o
 		}
 		if (s == srcUser || s == srcRequest) && !e.user.ok() {
-			if o.path == "" {
+			if o.path == 0 {
 				o.path = c.pathIn(buf, m)
 			}
 			e.user = o
@@ -276,28 +346,66 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys map[st
 	}
 }
 
-// pathIn returns a mention's JSON path as a slice of the buffer's arena
-// string.
-func (c *checker) pathIn(buf *mentionBuf, m *mention) string {
+// pathIn returns a mention's JSON path as an occurrence path (an index
+// into c.paths). Mentions of one leaf share their path, so the last one
+// added is reused.
+func (c *checker) pathIn(buf *mentionBuf, m *mention) int32 {
 	if m.p1 <= m.p0 {
-		return ""
+		return 0
 	}
-	return c.arenaString(buf)[m.p0:m.p1]
+	if m.p0 != buf.lastP0 || m.p1 != buf.lastP1 || buf.lastPath == 0 {
+		buf.lastP0, buf.lastP1 = m.p0, m.p1
+		buf.lastPath = c.addPath(c.slab.cut(buf.path(m)))
+	}
+	return buf.lastPath
 }
 
-// arenaString copies a buffer's arena into a string once per filling of the
-// buffer; entry keys and occurrence paths are slices of it, so indexing a
-// message costs one allocation for all of them.
-func (c *checker) arenaString(buf *mentionBuf) string {
-	if buf.str == "" || len(buf.str) != len(buf.arena) {
-		buf.str = string(buf.arena)
-	}
-	return buf.str
+// addPath adds a JSON path to c.paths and returns its index.
+func (c *checker) addPath(p string) int32 {
+	c.paths = append(c.paths, p)
+	return int32(len(c.paths) - 1)
 }
+
+// pathOf returns an occurrence's JSON path, "" when none.
+func (c *checker) pathOf(o occ) string { return c.paths[o.path] }
+
+// strSlab cuts entry keys and occurrence paths out of shared allocations: a
+// trajectory makes a few hundred of each, and a string apiece (or a copy of
+// each message's whole arena, as before) cost more than the indexing. A
+// strings.Builder only ever appends, so the strings cut from it stay valid
+// and never change; when it is full a new one is started, and the old one's
+// bytes live as long as strings cut from them (results keep paths).
+type strSlab struct{ b strings.Builder }
+
+const slabSize = 4 << 10
+
+func (s *strSlab) cut(p []byte) string {
+	if s.b.Cap()-s.b.Len() < len(p) {
+		s.b = strings.Builder{}
+		s.b.Grow(max(slabSize, len(p)))
+	}
+	off := s.b.Len()
+	s.b.Write(p)
+	return s.b.String()[off:]
+}
+
+// cutString is cut for a string.
+func (s *strSlab) cutString(p string) string {
+	if s.b.Cap()-s.b.Len() < len(p) {
+		s.b = strings.Builder{}
+		s.b.Grow(max(slabSize, len(p)))
+	}
+	off := s.b.Len()
+	s.b.WriteString(p)
+	return s.b.String()[off:]
+}
+
+// reset starts a new slab, leaving the strings cut so far to their owners.
+func (s *strSlab) reset() { s.b = strings.Builder{} }
 
 // kindCandidates registers the candidates of every kind that the JSON
 // observation in c.buf lists, and the record pairs of a read.
-func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts []int32) {
+func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32) {
 	buf := &c.buf
 	if len(recordEnts) > 0 {
 		for i := range buf.ms {
@@ -305,14 +413,14 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 			if !m.wholeLeaf || m.isKey {
 				continue
 			}
-			id, ok := c.entryFor(buf.key(m))
-			if !ok {
+			id := c.mentionEntry(buf, m)
+			if id < 0 {
 				continue
 			}
 			for _, r := range recordEnts {
-				c.records[[2]int32{r, id}] = true
+				c.records.add(r, id)
 				if r >= 0 {
-					c.recordVals[id] = true
+					c.ents[id].recordVal = true
 				}
 			}
 		}
@@ -351,11 +459,16 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 				continue
 			}
 			key := buf.key(m)
-			if echoKeys != nil && echoKeys[string(key)] {
-				continue
+			id := m.ent
+			if id < 0 {
+				if echoKeys != nil && slices.Contains(echoKeys, string(key)) {
+					continue
+				}
+				id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			} else if echoKeys != nil && c.ents[id].echoAt == int32(msg)+1 {
+				continue // marked by indexMentions
 			}
-			id := c.ensureEntryIn(key, buf, m.k0, m.k1)
-			ks := c.kindSet(k.name)
+			ks := &c.kindSets[k.idx]
 			if _, seen := ks.pos[id]; !seen {
 				cand := candidate{ent: id, msg: int32(msg)}
 				o := m.obj
@@ -376,7 +489,11 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 						if len(ak) <= 2 || string(ak) == string(key) {
 							continue
 						}
-						c.attrBuf = append(c.attrBuf, attr{ent: c.ensureEntryIn(ak, buf, a.k0, a.k1), key: a.jsonKey})
+						aid := a.ent
+						if aid < 0 {
+							aid = c.ensureEntryIn(ak, buf, a.k0, a.k1)
+						}
+						c.attrBuf = append(c.attrBuf, attr{ent: aid, key: a.jsonKey})
 					}
 				}
 				cand.attrs = c.attrBuf[a0:len(c.attrBuf):len(c.attrBuf)]
@@ -387,13 +504,36 @@ func (c *checker) kindCandidates(msg int, echoKeys map[string]bool, recordEnts [
 	}
 }
 
+// kindSet returns the visible candidates of a kind, nil while there are
+// none. The sets are kept per checker and emptied per trajectory.
 func (c *checker) kindSet(name string) *kindSet {
-	ks := c.kinds[name]
-	if ks == nil {
-		ks = &kindSet{pos: map[int32]int{}}
-		c.kinds[name] = ks
+	kr := c.rt.kinds[name]
+	if kr == nil {
+		return nil
 	}
-	return ks
+	return c.kindSetOf(kr)
+}
+
+func (c *checker) kindSetOf(kr *kindRuntime) *kindSet {
+	if ks := &c.kindSets[kr.idx]; len(ks.cands) > 0 {
+		return ks
+	}
+	return nil
+}
+
+// resetKinds sizes and empties the candidate sets for the profile's kinds.
+func (c *checker) resetKinds() {
+	n := len(c.rt.kindList)
+	c.kindSets = slices.Grow(c.kindSets[:0], n)[:n]
+	for i := range c.kindSets {
+		ks := &c.kindSets[i]
+		clear(ks.cands) // drop the old trajectory's attributes
+		ks.cands = ks.cands[:0]
+		if ks.pos == nil {
+			ks.pos = map[int32]int{}
+		}
+		clear(ks.pos)
+	}
 }
 
 // matches reports whether a rendered JSON path (a.b[0].c, ["x y"].d) matches
@@ -459,39 +599,20 @@ func matchPath(pat []string, path []byte) bool {
 	return end == 0
 }
 
-// affirmative reports whether a user message accepts what was proposed:
-// it contains a yes phrase and does not open with a no phrase.
-func (c *checker) affirmative(text string) bool {
-	low := strings.ToLower(strings.TrimSpace(text))
-	for _, n := range c.rt.no {
-		if hasWordPrefix(low, n) {
-			return false
-		}
-	}
-	for _, y := range c.rt.yes {
-		if containsWord(low, y) {
-			return true
-		}
-	}
-	return false
-}
+// affirmative reports whether a user message, trimmed and lowered, contains
+// a yes phrase; it accepts what was proposed when it does and does not open
+// with a no phrase (refusal).
+func (c *checker) affirmative(lowTrim string) bool { return c.rt.yesSet.containsWord(lowTrim) }
 
-// selection reports whether a user message picks one of the listed options.
-func (c *checker) selection(text string) bool {
-	low := strings.ToLower(text)
-	for _, p := range c.rt.pick {
-		if containsWord(low, p) {
-			return true
-		}
-	}
-	return false
-}
+// selection reports whether a user message (lowered) picks one of the
+// listed options.
+func (c *checker) selection(low string) bool { return c.rt.pickSet.containsWord(low) }
 
-// refusal reports whether a user message opens with a no phrase.
-func (c *checker) refusal(text string) bool {
-	low := strings.ToLower(strings.TrimSpace(text))
+// refusal reports whether a user message, trimmed and lowered, opens with a
+// no phrase.
+func (c *checker) refusal(lowTrim string) bool {
 	for _, n := range c.rt.no {
-		if hasWordPrefix(low, n) {
+		if hasWordPrefix(lowTrim, n) {
 			return true
 		}
 	}
@@ -530,20 +651,47 @@ func wordByte(c byte) bool { return letterByte(c) || digitByte(c) || c == '_' ||
 // case-insensitively and with runs of space, '-' and '_' equivalent; a
 // trailing plural "s" on the last word is accepted.
 func phraseIn(text, phrase string) (int, int, bool) {
-	words := strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' || r == '\n' })
-	if len(words) == 0 {
-		return 0, 0, false
-	}
 	low := text
-	lowered := false
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 'A' && text[i] <= 'Z' {
-			lowered = true
-			break
+	if hasASCIIUpper(text) {
+		low = strings.ToLower(text)
+	}
+	return phraseInWords(low, phraseWords(phrase))
+}
+
+// phraseWords splits a phrase into the lower-case words phraseIn matches.
+func phraseWords(phrase string) []string {
+	return strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return r == ' ' || r == '-' || r == '_' || r == '\t' || r == '\n' })
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
 		}
 	}
-	if lowered {
-		low = strings.ToLower(text)
+	return true
+}
+
+func hasASCIIUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseInMsg is phraseIn over the content of message msg, for the words
+// of a phrase (phraseWords): the lowered content is made once per message.
+func (c *checker) phraseInMsg(msg int32, words []string) (int, int, bool) {
+	return phraseInWords(c.phraseText(int(msg)), words)
+}
+
+// phraseInWords is phraseIn for the text as phraseIn lowers it and the
+// phrase's words.
+func phraseInWords(low string, words []string) (int, int, bool) {
+	if len(words) == 0 {
+		return 0, 0, false
 	}
 	off := 0
 	for off < len(low) {
@@ -581,4 +729,57 @@ func phraseIn(text, phrase string) (int, int, bool) {
 		return k, p, true
 	}
 	return 0, 0, false
+}
+
+// lowText is what checks that search a message's content in lower case
+// need, made once per message and trajectory.
+type lowText struct {
+	low    string // strings.ToLower(content)
+	upper  bool   // content has an ASCII upper-case letter
+	ascii  bool   // content is all ASCII
+	done   bool
+	fold   string // content with only its ASCII letters lowered, made on demand
+	folded bool
+}
+
+// foldOf returns asciiLower(content) of the message lt is for: for ASCII
+// text that is what strings.ToLower made.
+func (lt *lowText) foldOf(content string) string {
+	if !lt.folded {
+		if lt.ascii {
+			lt.fold = lt.low
+		} else {
+			lt.fold = asciiLower(content)
+		}
+		lt.folded = true
+	}
+	return lt.fold
+}
+
+func (c *checker) lowOf(msg int) *lowText {
+	lt := &c.lows[msg]
+	if !lt.done {
+		content := c.t.Messages[msg].Content
+		lt.done = true
+		for _, b := range c.bases {
+			if b.msg == msg {
+				lt.low, lt.upper, lt.ascii = b.idx.low, b.idx.upper, b.idx.ascii
+				return lt
+			}
+		}
+		lt.low, lt.upper, lt.ascii = strings.ToLower(content), hasASCIIUpper(content), isASCII(content)
+	}
+	return lt
+}
+
+// lowerContent is strings.ToLower of message msg's content.
+func (c *checker) lowerContent(msg int) string { return c.lowOf(msg).low }
+
+// phraseText is message msg's content as phraseIn searches it: lowered
+// when it has an ASCII upper-case letter, else as written.
+func (c *checker) phraseText(msg int) string {
+	if lt := c.lowOf(msg); lt.upper {
+		return lt.low
+	}
+	return c.t.Messages[msg].Content
 }

@@ -1,0 +1,136 @@
+package grounding
+
+import "strings"
+
+// phraseSet tests a text for any of a fixed list of phrases. The checks run
+// lists of a dozen or two phrases (yes words, confirmation prompts, count
+// leads) over every user message and reply; searching for each phrase
+// separately walked the text once per phrase, stopping at every occurrence
+// of its (often common) first letter. Two one-pass searches replace that:
+//
+//   - contains anchors each phrase on its rarest byte (by English letter
+//     frequency), searches the text once per distinct anchor byte with
+//     strings.IndexByte and compares phrases only there. Every occurrence
+//     of a phrase contains its anchor, so none is missed. It suits long
+//     texts (replies, agent prompts).
+//   - containsWord visits the positions where a word may start and compares
+//     the phrases beginning with that byte. On the short user messages it
+//     runs on (yes and pick phrases, a dozen anchors) this measured faster
+//     than the anchored search.
+type phraseSet struct {
+	list    []string
+	anchors []phraseAnchor
+	byFirst [256][]string
+	empty   bool // the list has "": every test falls back to the plain loop
+}
+
+// phraseAnchor is one anchor byte and the phrases anchored on it.
+type phraseAnchor struct {
+	b       byte
+	phrases []anchoredPhrase
+}
+
+type anchoredPhrase struct {
+	p   string
+	off int // offset of the anchor byte in p
+}
+
+// byteRarity ranks bytes for anchoring: higher is rarer in English text.
+var byteRarity = func() (r [256]int) {
+	for i := range r {
+		r[i] = 100 // digits, punctuation, other bytes: rare in prose
+	}
+	for i, c := range []byte(" etaoinshrdlcumwfgypbvkjxqz") {
+		r[c] = i // space and letters, most frequent first
+		if c >= 'a' && c <= 'z' {
+			r[c-'a'+'A'] = i
+		}
+	}
+	return r
+}()
+
+func newPhraseSet(list []string) *phraseSet {
+	ps := &phraseSet{list: list}
+	for _, p := range list {
+		if p == "" {
+			ps.empty = true
+			continue
+		}
+		ps.byFirst[p[0]] = append(ps.byFirst[p[0]], p)
+		off := 0
+		for i := 1; i < len(p); i++ {
+			if byteRarity[p[i]] > byteRarity[p[off]] {
+				off = i
+			}
+		}
+		k := 0
+		for k < len(ps.anchors) && ps.anchors[k].b != p[off] {
+			k++
+		}
+		if k == len(ps.anchors) {
+			ps.anchors = append(ps.anchors, phraseAnchor{b: p[off]})
+		}
+		ps.anchors[k].phrases = append(ps.anchors[k].phrases, anchoredPhrase{p, off})
+	}
+	return ps
+}
+
+// find reports whether s contains one of the phrases, searching from the
+// anchors.
+func (ps *phraseSet) find(s string) bool {
+	for _, a := range ps.anchors {
+		for from := 0; ; {
+			k := strings.IndexByte(s[from:], a.b)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + 1
+			for _, ap := range a.phrases {
+				if i := k - ap.off; i >= 0 && strings.HasPrefix(s[i:], ap.p) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// contains reports whether s contains one of the phrases (strings.Contains).
+func (ps *phraseSet) contains(s string) bool {
+	if ps.empty {
+		for _, p := range ps.list {
+			if strings.Contains(s, p) {
+				return true
+			}
+		}
+		return false
+	}
+	return ps.find(s)
+}
+
+// containsWord reports whether s contains one of the phrases on word
+// boundaries (containsWord).
+func (ps *phraseSet) containsWord(s string) bool {
+	if ps.empty {
+		for _, p := range ps.list {
+			if containsWord(s, p) {
+				return true
+			}
+		}
+		return false
+	}
+	// An occurrence must start where no word byte precedes, so only those
+	// positions are compared.
+	for i := 0; i < len(s); i++ {
+		if i > 0 && wordByte(s[i-1]) {
+			continue
+		}
+		for _, p := range ps.byFirst[s[i]] {
+			if strings.HasPrefix(s[i:], p) && (i+len(p) == len(s) || !wordByte(s[i+len(p)])) {
+				return true
+			}
+		}
+	}
+	return false
+}
