@@ -68,10 +68,10 @@ for where in sqlite postgres; do
     annotators --data "$work/sqlite"
   else
     # A fresh admin for the Postgres database: user add reads the password from stdin.
-    password="bench-password-$$"
-    echo "$password" | "$work/groundwork" user add admin --role admin --db "$PGDB" >/dev/null
-    annotators --db "$PGDB"
+    echo "bench-password-$$" | "$work/groundwork" user add admin --role admin --db "$PGDB" >/dev/null
     serve --db "$PGDB"
+    password="bench-password-$$" # serve printed none: the database had an account
+    annotators --db "$PGDB"
   fi
   pages
   kill "$server"; wait "$server" 2>/dev/null || true; server=
