@@ -10,7 +10,8 @@
 --   - every row inserted must name an existing trajectory, and for the
 --     tables that carry run_id, that trajectory's run (stronger than the
 --     two keys were: run_id was only checked to exist). One anti-join per
---     COPY of a batch instead of a lookup per row.
+--     COPY of a batch, over the batch's distinct trajectories (a few
+--     hundred, for thousands of rows), instead of a lookup per row.
 --   - trajectory_id and run_id cannot be changed by an UPDATE (nothing
 --     changes them; a foreign key would have re-checked them).
 --   - deleting trajectories deletes their rows in these tables, as ON
@@ -33,7 +34,7 @@ CREATE FUNCTION bulk_rows_have_trajectory() RETURNS trigger LANGUAGE plpgsql AS 
 DECLARE
     orphan BIGINT;
 BEGIN
-    SELECT n.trajectory_id INTO orphan FROM inserted n
+    SELECT n.trajectory_id INTO orphan FROM (SELECT DISTINCT trajectory_id FROM inserted) n
     WHERE NOT EXISTS (SELECT 1 FROM trajectories t WHERE t.id = n.trajectory_id) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'insert into % names trajectory %, which does not exist', TG_TABLE_NAME, orphan
@@ -49,7 +50,7 @@ CREATE FUNCTION bulk_rows_have_trajectory_of_run() RETURNS trigger LANGUAGE plpg
 DECLARE
     orphan RECORD;
 BEGIN
-    SELECT n.trajectory_id, n.run_id INTO orphan FROM inserted n
+    SELECT n.trajectory_id, n.run_id INTO orphan FROM (SELECT DISTINCT trajectory_id, run_id FROM inserted) n
     WHERE NOT EXISTS (SELECT 1 FROM trajectories t WHERE t.id = n.trajectory_id AND t.run_id = n.run_id) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'insert into % names trajectory % of run %, which does not exist', TG_TABLE_NAME, orphan.trajectory_id, orphan.run_id
