@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/a-h/templ"
 
@@ -42,11 +43,26 @@ func renderFragment(w http.ResponseWriter, r *http.Request, status int, c templ.
 	write(w, r, status, c)
 }
 
+// renderBuffers keeps render buffers between requests: growing a fresh one
+// to a 47 KB trajectory page was a third of the bytes a page allocated
+// (137 KB of 409), and the collector's work under 16 concurrent clients
+// showed in the tail latencies. Buffers grown past maxPooledBuffer (a
+// 5,000-message trajectory's page) are left to the collector.
+var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuffer = 1 << 20
+
 // write renders c into a buffer first, so a failing component becomes a
 // clean 500 instead of a half-written page.
 func write(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	buf := renderBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			renderBuffers.Put(buf)
+		}
+	}()
+	if err := c.Render(r.Context(), buf); err != nil {
 		slog.Default().Error("render", "path", r.URL.Path, "err", err)
 		w.Header().Add("Vary", HXRequest)
 		http.Error(w, "Internal error (request id "+requestID(r)+")", http.StatusInternalServerError)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sort"
 	"strconv"
 
 	"groundwork/grounding"
@@ -264,8 +265,9 @@ func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader,
 type decisionWindow struct {
 	msgs          map[int]grounding.Message
 	sorted        []grounding.Message // the range, ascending; nil in fallback mode
+	visible       []grounding.Message // the visible messages of sorted, ascending
 	earlierBefore int                 // visible messages before the range
-	hidden        []grounding.Message
+	hidden        []grounding.Message // ascending
 }
 
 func (h *Trajectories) window(ctx context.Context, id int64, ds []grounding.StoredDecision) (*decisionWindow, error) {
@@ -302,6 +304,9 @@ func (h *Trajectories) window(ctx context.Context, id int64, ds []grounding.Stor
 	w := &decisionWindow{msgs: make(map[int]grounding.Message, len(ms)), sorted: ms, earlierBefore: earlier, hidden: hid}
 	for _, m := range ms {
 		w.msgs[m.Index] = m
+		if !m.IsHidden() {
+			w.visible = append(w.visible, m)
+		}
 	}
 	return w, nil
 }
@@ -318,27 +323,15 @@ func (w *decisionWindow) before(ctx context.Context, st trajectoryReader, id int
 		hid, err := st.HiddenBefore(ctx, id, msg)
 		return vis, earlier, hid, err
 	}
-	var vis []grounding.Message
-	for _, m := range w.sorted {
-		if m.Index >= msg {
-			break
-		}
-		if !m.IsHidden() {
-			vis = append(vis, m)
-		}
+	// Cut from the window's sorted lists, not copied: a page of 20
+	// decisions copied every earlier message once per decision.
+	before := func(ms []grounding.Message) int {
+		return sort.Search(len(ms), func(i int) bool { return ms[i].Index >= msg })
 	}
-	earlier := w.earlierBefore
-	if len(vis) > visibleShown {
-		earlier += len(vis) - visibleShown
-		vis = vis[len(vis)-visibleShown:]
-	}
-	var hid []grounding.Message
-	for _, m := range w.hidden {
-		if m.Index < msg {
-			hid = append(hid, m)
-		}
-	}
-	return vis, earlier, hid, nil
+	cut := before(w.visible)
+	from := max(0, cut-visibleShown)
+	hid := w.hidden[:before(w.hidden)]
+	return w.visible[from:cut:cut], w.earlierBefore + from, hid[:len(hid):len(hid)], nil
 }
 
 // load reads the messages at the given indexes: one range read when they
