@@ -77,7 +77,7 @@ func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	p := views.QueueListPage{ReviewURL: reviewURL(f)}
+	p := views.QueueListPage{ReviewURL: reviewURL(f), Rows: make([]views.QueueRow, 0, len(qp.Items))}
 	for _, it := range qp.Items {
 		p.Rows = append(p.Rows, queueRow(it))
 	}

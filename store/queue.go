@@ -194,11 +194,13 @@ func (db *DB) Queue(ctx context.Context, f grounding.QueueFilter) (grounding.Que
 		args = append(args, p, p, dbTime{ct}, dbTime{ct}, id)
 	}
 	q := itemSelect + ` WHERE 1 = 1` + and(where) + ` ORDER BY q.priority DESC, q.created_at, q.id` + limitSQL(limit+1)
-	var rows []itemRow
+	// Sized up front: grown row by row, these slices of wide rows were a
+	// quarter of the queue page's allocations.
+	rows := make([]itemRow, 0, limit+1)
 	if err := db.sel(ctx, &rows, q, args...); err != nil {
 		return grounding.QueuePage{}, storeErr("list queue", err)
 	}
-	var page grounding.QueuePage
+	page := grounding.QueuePage{Items: make([]grounding.QueueItem, 0, len(rows))}
 	more := len(rows) > limit
 	if more {
 		rows = rows[:limit]

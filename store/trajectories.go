@@ -163,7 +163,7 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 	q := `SELECT ` + summaryColumns + ` FROM trajectories t WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY t.ext_id` + limitSQL(limit+1)
 
-	var rows []summaryRow
+	rows := make([]summaryRow, 0, limit+1) // sized once, not grown row by row
 	if err := db.sel(ctx, &rows, q, args...); err != nil {
 		return grounding.TrajectoryPage{}, storeErr(fmt.Sprintf("list trajectories of run %d", f.RunID), err)
 	}
