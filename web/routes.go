@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"runtime"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
@@ -11,6 +12,10 @@ import (
 	"groundwork/handlers"
 	"groundwork/store"
 )
+
+// pagesPerCore is how many page requests work at once per core (see
+// admission): two, so one can wait on the database while the other runs.
+const pagesPerCore = 2
 
 // routes is groundwork's whole HTTP surface, in one place.
 func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFiler) http.Handler {
@@ -27,6 +32,20 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	review := handlers.NewReview(log, db, cfg.ClaimLease)
 	queue := handlers.NewQueue(log, db)
 	users := handlers.NewUsers(log, db)
+
+	// Page requests (not static files, uploads or export downloads) wait
+	// their turn in arrival order, a few per core at a time.
+	pageSlots := admission(pagesPerCore * runtime.GOMAXPROCS(0))
+	pages := func(next http.Handler) http.Handler {
+		queued := pageSlots(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.URL.Path == "/import" {
+				next.ServeHTTP(w, r) // an upload takes as long as the file
+				return
+			}
+			queued.ServeHTTP(w, r)
+		})
+	}
 
 	r := chi.NewRouter()
 	r.Use(
@@ -63,7 +82,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	})
 
 	r.Group(func(r chi.Router) {
-		r.Use(noStore, sessions.LoadAndSave, loadUser(log, db, sessions))
+		r.Use(noStore, pages, sessions.LoadAndSave, loadUser(log, db, sessions))
 		r.Get("/login", auth.LoginForm)
 		r.Post("/login", auth.Login)
 		r.Post("/logout", auth.Logout)
