@@ -266,6 +266,9 @@ func (db *DB) loadItem(ctx context.Context, q queryer, id int64, at time.Time) (
 // grounding.ErrNotFound means nothing is left for this user.
 func (db *DB) Next(ctx context.Context, userID int64, f grounding.QueueFilter, lease time.Duration) (grounding.Claim, error) {
 	op := fmt.Sprintf("next item for user %d", userID)
+	if c, ok, err := db.held(ctx, userID, f, db.now(), leaseOr(lease)); err != nil || ok {
+		return c, storeErr(op, err)
+	}
 	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return grounding.Claim{}, storeErr(op, err)
@@ -284,31 +287,78 @@ func (db *DB) Next(ctx context.Context, userID int64, f grounding.QueueFilter, l
 	return c, nil
 }
 
+// held is Next's path for the common case, without a write transaction:
+// the user holds exactly one claim, live on an open item matching f and
+// renewed within renewEvery, so there is nothing to release, claim or
+// renew, only the claim to read. ok is false whenever Next has more to do.
+// (A reload or the next key press on the review screen; on Postgres the
+// write transaction had cost a BEGIN, a wait among the writers and a
+// commit per view.)
+func (db *DB) held(ctx context.Context, userID int64, f grounding.QueueFilter, at time.Time, lease time.Duration) (grounding.Claim, bool, error) {
+	fwhere, fargs := queueWhere(f)
+	var mine []claimFit
+	args := append([]any{grounding.QueueOpen, dbTime{at}}, fargs...)
+	args = append(args, userID, false)
+	if err := db.sel(ctx, &mine, mineSQL(fwhere), args...); err != nil {
+		return grounding.Claim{}, false, err
+	}
+	if len(mine) != 1 || !mine[0].Fits || mine[0].ExpiresAt.Time.Sub(at) <= lease-renewEvery(lease) {
+		return grounding.Claim{}, false, nil
+	}
+	m := mine[0]
+	var r itemRow
+	if err := db.get(ctx, &r, itemSelect+` WHERE q.id = ?`, false, dbTime{at}, m.ItemID); err != nil {
+		return grounding.Claim{}, false, err
+	}
+	it, err := r.item()
+	if err != nil {
+		return grounding.Claim{}, false, err
+	}
+	return grounding.Claim{Item: it, UserID: userID, ClaimedAt: m.ClaimedAt.Time, ExpiresAt: m.ExpiresAt.Time}, true, nil
+}
+
+// claimFit is one open claim of a user and whether it still fits a filter.
+type claimFit struct {
+	ItemID    int64  `db:"item_id"`
+	ClaimedAt dbTime `db:"claimed_at"`
+	ExpiresAt dbTime `db:"expires_at"`
+	Fits      bool   `db:"fits"`
+}
+
+// mineSQL lists a user's open claims and whether each fits the filter
+// conditions fwhere. Arguments: open, now, the filter's, user, false.
+func mineSQL(fwhere []string) string {
+	return `SELECT c.item_id, c.claimed_at, c.expires_at,
+		(q.state = ? AND c.expires_at > ?` + and(fwhere) + `) AS fits
+		FROM claims c JOIN queue_items q ON q.id = c.item_id
+		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ?
+		ORDER BY c.claimed_at, c.item_id`
+}
+
 // next is Next inside the caller's transaction; found is false when nothing
 // is left for the user.
 func (db *DB) next(ctx context.Context, q txq, userID int64, f grounding.QueueFilter, at time.Time, lease time.Duration) (grounding.Claim, bool, error) {
 	fwhere, fargs := queueWhere(f)
 	// 1. The open claims this user holds, and whether each still fits.
-	var mine []struct {
-		ItemID    int64  `db:"item_id"`
-		ClaimedAt dbTime `db:"claimed_at"`
-		Fits      bool   `db:"fits"`
-	}
+	var mine []claimFit
 	args := append([]any{grounding.QueueOpen, dbTime{at}}, fargs...)
 	args = append(args, userID, false)
-	err := q.sel(ctx, &mine, `SELECT c.item_id, c.claimed_at,
-		(q.state = ? AND c.expires_at > ?`+and(fwhere)+`) AS fits
-		FROM claims c JOIN queue_items q ON q.id = c.item_id
-		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ?
-		ORDER BY c.claimed_at, c.item_id`, args...)
+	err := q.sel(ctx, &mine, mineSQL(fwhere), args...)
 	if err != nil {
 		return grounding.Claim{}, false, err
 	}
 	var itemID int64
-	claimedAt := at
+	claimedAt, expiresAt := at, at.Add(lease)
+	renew := true
 	for _, m := range mine {
 		if m.Fits && itemID == 0 {
 			itemID, claimedAt = m.ItemID, m.ClaimedAt.Time
+			// Renewed moments ago (a reload, the next key press): the
+			// lease stands. Writing it again on every view of the review
+			// screen was a commit per page on Postgres.
+			if m.ExpiresAt.Time.Sub(at) > lease-renewEvery(lease) {
+				renew, expiresAt = false, m.ExpiresAt.Time
+			}
 		}
 	}
 	if len(mine) > 1 || (len(mine) == 1 && itemID == 0) {
@@ -320,7 +370,9 @@ func (db *DB) next(ctx context.Context, q txq, userID int64, f grounding.QueueFi
 	}
 	var claimed *grounding.QueueItem
 	if itemID != 0 {
-		_, err = q.exec(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ?`, dbTime{at.Add(lease)}, itemID, userID)
+		if renew {
+			_, err = q.exec(ctx, `UPDATE claims SET expires_at = ? WHERE item_id = ? AND user_id = ?`, dbTime{expiresAt}, itemID, userID)
+		}
 	} else {
 		// 3. Claim anew.
 		itemID, claimed, err = db.claimNext(ctx, q, userID, fwhere, fargs, at, lease)
@@ -335,8 +387,12 @@ func (db *DB) next(ctx context.Context, q txq, userID int64, f grounding.QueueFi
 		}
 		claimed = &it
 	}
-	return grounding.Claim{Item: *claimed, UserID: userID, ClaimedAt: claimedAt, ExpiresAt: at.Add(lease)}, true, nil
+	return grounding.Claim{Item: *claimed, UserID: userID, ClaimedAt: claimedAt, ExpiresAt: expiresAt}, true, nil
 }
+
+// renewEvery is how long after its last renewal opening a claimed item
+// again renews the lease: a minute, or a tenth of a shorter lease.
+func renewEvery(lease time.Duration) time.Duration { return min(time.Minute, lease/10) }
 
 // holdersSQL counts an item's taken slots: standing verdicts and live
 // claims not skipped. Placeholders: skipped = false, expires_at > now.

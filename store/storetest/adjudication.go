@@ -292,8 +292,13 @@ func testClaimAndVerdict(t *testing.T, db *store.DB) {
 	if c.UserID != ann.ID || !c.ExpiresAt.Equal(clock.Now().Add(store.DefaultLease)) || c.Item.Holders != 1 {
 		t.Errorf("Next = %+v; want a 15-minute lease held by ann", c)
 	}
-	// Asking again (a reload) returns the same claim, renewed.
-	clock.Advance(time.Minute)
+	// A reload moments later returns the same claim; the lease stands.
+	clock.Advance(10 * time.Second)
+	if soon := mustNext(t, db, ann, f); soon.Item.ID != c.Item.ID || !soon.ExpiresAt.Equal(c.ExpiresAt) {
+		t.Errorf("Next 10 s later = item %d expires %v; want item %d, lease unchanged (%v)", soon.Item.ID, soon.ExpiresAt, c.Item.ID, c.ExpiresAt)
+	}
+	// Asking again a minute after the claim returns it renewed.
+	clock.Advance(50 * time.Second)
 	again := mustNext(t, db, ann, f)
 	if again.Item.ID != c.Item.ID || !again.ExpiresAt.Equal(clock.Now().Add(store.DefaultLease)) || !again.ClaimedAt.Equal(c.ClaimedAt) {
 		t.Errorf("Next again = item %d expires %v claimed %v; want item %d renewed", again.Item.ID, again.ExpiresAt, again.ClaimedAt, c.Item.ID)
