@@ -295,8 +295,8 @@ func load(args []string) error {
 		pgCPU := perRequest(postgresTicks()-pg0, len(lat))
 		slices.Sort(lat)
 		pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
-		fmt.Printf("%-60s p50 %6.1f ms  p99 %6.1f ms  %6.0f req/s  CPU/req server %5.2f ms, postgres %5.2f ms  (%d requests, %d clients)%s\n",
-			p, pct(0.5), pct(0.99), float64(len(lat))/secs, cpu, pgCPU, len(lat), *clients, rss(*pid))
+		fmt.Printf("%-60s p50 %6.1f ms  p90 %6.1f ms  p99 %6.1f ms  max %6.1f ms  %6.0f req/s  CPU/req server %5.2f ms, postgres %5.2f ms  (%d requests, %d clients)%s\n",
+			p, pct(0.5), pct(0.9), pct(0.99), pct(1), float64(len(lat))/secs, cpu, pgCPU, len(lat), *clients, rss(*pid))
 	}
 	return nil
 }
