@@ -42,7 +42,10 @@ echo "== import + checks"
 serve() {
   "$work/groundwork" serve --addr 127.0.0.1:18181 --no-demo "$@" > "$work/serve.out" 2>"$work/serve.err" &
   server=$!
-  for _ in $(seq 1 100); do grep -q "serving on" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 1 300); do grep -q "serving on" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+  if ! grep -q "serving on" "$work/serve.out"; then
+    echo "serve did not start:" >&2; cat "$work/serve.err" >&2; exit 1
+  fi
   password=$(awk '$1 == "password" {print $2}' "$work/serve.out")
 }
 
