@@ -271,8 +271,9 @@ type checker struct {
 
 	keys  keyTable // canonical key → index in ents
 	ents  []entry
-	slab  strSlab  // entry keys and occurrence paths
-	paths []string // occurrence paths (occ.path); paths[0] is ""
+	slab  scratchSlab // entry keys and occurrence paths, reused by the next trajectory
+	out   strSlab     // strings the result keeps
+	paths []string    // occurrence paths (occ.path); paths[0] is ""
 	buf   mentionBuf
 	tbuf  mentionBuf // scratch for text being checked
 	rbuf  mentionBuf // the reply of the assistant message being checked
@@ -372,7 +373,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.t, c.p, c.rt = t, p, p.compiled
 	c.keys.reset()
 	c.ents = c.ents[:0]
-	c.slab.reset()
+	c.slab.rewind()
+	c.out.reset()
 	clear(c.paths)
 	c.paths = append(c.paths[:0], "")
 	c.nums = c.nums[:0]

@@ -348,7 +348,7 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 	args := ci.args
 	c.jw.walkLeaves(args, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
 		c.pathBuf = w.appendPath(c.pathBuf[:0])
-		p := c.slab.cut(c.pathBuf)
+		p := c.out.cut(c.pathBuf)
 		s0 := len(c.segBuf)
 		c.segBuf = append(c.segBuf, w.segs...)
 		segs := c.segBuf[s0:len(c.segBuf):len(c.segBuf)]

@@ -212,6 +212,7 @@ func TestCheckGolden(t *testing.T) {
 	want := readGolden(t)
 	pools := goldenPools(t)
 	got := map[string][]string{}
+	kept := map[string][]Result{}
 	var order []string
 	for _, gp := range pools {
 		order = append(order, gp.name)
@@ -220,10 +221,13 @@ func TestCheckGolden(t *testing.T) {
 			continue
 		}
 		lines := make([]string, len(gp.pool))
+		results := make([]Result, len(gp.pool))
 		for i, tr := range gp.pool {
-			lines[i] = goldenLine(gp.name, i, tr.ID, resultDigest(t, Check(tr, gp.profile)))
+			results[i] = Check(tr, gp.profile)
+			lines[i] = goldenLine(gp.name, i, tr.ID, resultDigest(t, results[i]))
 		}
 		got[gp.name] = lines
+		kept[gp.name] = results
 	}
 	// Second pass, reversed: the outputs must not depend on what was
 	// checked before.
@@ -233,6 +237,15 @@ func TestCheckGolden(t *testing.T) {
 			tr := gp.pool[i]
 			if l := goldenLine(gp.name, i, tr.ID, resultDigest(t, Check(tr, gp.profile))); l != got[gp.name][i] {
 				t.Errorf("pool %s trajectory %d (%s): result differs when checked in reverse order", gp.name, i, tr.ID)
+			}
+		}
+	}
+	// The results of the first pass, after thousands of later checks: a
+	// result must own its memory, not share the checker's pooled scratch.
+	for _, gp := range pools {
+		for i, r := range kept[gp.name] {
+			if l := goldenLine(gp.name, i, gp.pool[i].ID, resultDigest(t, r)); l != got[gp.name][i] {
+				t.Errorf("pool %s trajectory %d (%s): result changed after later checks: it shares the checker's scratch memory", gp.name, i, gp.pool[i].ID)
 			}
 		}
 	}

@@ -26,10 +26,11 @@ func BenchmarkCheckRealAirline(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		for _, t := range pool {
 			Check(t, nil)
 		}
 	}
-	b.ReportMetric(float64(decisions*b.N)/b.Elapsed().Seconds(), "decisions/s")
+	reportDecisionRate(b, decisions*b.N, processCPU()-cpu0)
 }

@@ -70,7 +70,7 @@ func (c *checker) lookup(keys []string, allowPart bool, msg int) (int32, occ, in
 // visibleEvidence renders an occurrence; literal reports whether the visible
 // text is exactly raw.
 func (c *checker) visibleEvidence(o occ, raw string) (Evidence, bool) {
-	ev := Evidence{Found: "visible", Message: int(o.msg), Start: int(o.start), End: int(o.end), JSONPath: c.pathOf(o), HiddenEntry: -1, HiddenMessage: -1}
+	ev := Evidence{Found: "visible", Message: int(o.msg), Start: int(o.start), End: int(o.end), JSONPath: c.keptPath(o), HiddenEntry: -1, HiddenMessage: -1}
 	if o.msg < 0 {
 		ev.Found = "schema"
 		return ev, true
@@ -289,7 +289,7 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 		e := &c.ents[id]
 		ev := nowhere()
 		ev.Found = "visible"
-		ev.Message, ev.Start, ev.End, ev.JSONPath = int(e.echo.msg), int(e.echo.start), int(e.echo.end), c.pathOf(e.echo)
+		ev.Message, ev.Start, ev.End, ev.JSONPath = int(e.echo.msg), int(e.echo.start), int(e.echo.end), c.keptPath(e.echo)
 		ev.Note = "only a tool echo of the agent's own unsupported value (message " + strconv.Itoa(int(e.agent.msg)) + "); echoes are not evidence"
 		return finding{status: StatusEcho, reason: ReasonEcho, sev: sev, ev: ev, ent: id}
 	}

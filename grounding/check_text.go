@@ -104,7 +104,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		c.keyBuf = append(strconv.AppendInt(c.keyBuf, int64(m.start), 10), ':')
 		c.keyBuf = append(strconv.AppendInt(c.keyBuf, int64(m.end), 10), ']')
 		args = append(args, ArgEvidence{
-			Path:   c.slab.cut(c.keyBuf), // field[start:end]
+			Path:   c.out.cut(c.keyBuf), // field[start:end]
 			Value:  rawJSON(span),
 			Role:   role,
 			Status: f.status,

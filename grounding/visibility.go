@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds the index of the visible history V(H<t). The checker walks
@@ -369,21 +370,42 @@ func (c *checker) addPath(p string) int32 {
 // pathOf returns an occurrence's JSON path, "" when none.
 func (c *checker) pathOf(o occ) string { return c.paths[o.path] }
 
-// strSlab cuts entry keys and occurrence paths out of shared allocations: a
-// trajectory makes a few hundred of each, and a string apiece (or a copy of
-// each message's whole arena, as before) cost more than the indexing. A
-// strings.Builder only ever appends, so the strings cut from it stay valid
-// and never change; when it is full a new one is started, and the old one's
-// bytes live as long as strings cut from them (results keep paths).
-type strSlab struct{ b strings.Builder }
+// keptPath is pathOf copied for a result to keep.
+func (c *checker) keptPath(o occ) string {
+	if p := c.paths[o.path]; p != "" {
+		return c.out.cutString(p)
+	}
+	return ""
+}
 
-const slabSize = 4 << 10
+// strSlab cuts strings that results keep (argument paths, evidence paths)
+// out of shared allocations. A strings.Builder only ever appends, so the
+// strings cut from it stay valid and never change; when it is full a new one
+// is started, twice the size up to slabSize (a trajectory's result keeps a
+// few hundred bytes of paths: a fixed 4 KB was most of what checking
+// allocated), and the old one's bytes live as long as strings cut from them.
+type strSlab struct {
+	b    strings.Builder
+	next int // size of the next chunk
+}
+
+const (
+	slabFirst = 256
+	slabSize  = 4 << 10
+)
+
+func (s *strSlab) room(n int) {
+	if s.b.Cap()-s.b.Len() >= n {
+		return
+	}
+	size := max(s.next, slabFirst)
+	s.next = min(2*size, slabSize)
+	s.b = strings.Builder{}
+	s.b.Grow(max(size, n))
+}
 
 func (s *strSlab) cut(p []byte) string {
-	if s.b.Cap()-s.b.Len() < len(p) {
-		s.b = strings.Builder{}
-		s.b.Grow(max(slabSize, len(p)))
-	}
+	s.room(len(p))
 	off := s.b.Len()
 	s.b.Write(p)
 	return s.b.String()[off:]
@@ -391,17 +413,61 @@ func (s *strSlab) cut(p []byte) string {
 
 // cutString is cut for a string.
 func (s *strSlab) cutString(p string) string {
-	if s.b.Cap()-s.b.Len() < len(p) {
-		s.b = strings.Builder{}
-		s.b.Grow(max(slabSize, len(p)))
-	}
+	s.room(len(p))
 	off := s.b.Len()
 	s.b.WriteString(p)
 	return s.b.String()[off:]
 }
 
 // reset starts a new slab, leaving the strings cut so far to their owners.
-func (s *strSlab) reset() { s.b = strings.Builder{} }
+func (s *strSlab) reset() { *s = strSlab{} }
+
+// scratchSlab cuts the strings that live only while one trajectory is
+// checked (entry keys, occurrence paths: a trajectory makes hundreds of each)
+// out of chunks that the pooled checker reuses for the next trajectory, so
+// checking allocates none of them once warm. Nothing cut from it may reach a
+// Result: TestCheckGolden re-reads every result after thousands of later
+// checks to prove it.
+type scratchSlab struct {
+	chunks [][]byte
+	cur    int // chunk being filled
+}
+
+const scratchChunk = 16 << 10
+
+func (s *scratchSlab) cut(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	if len(s.chunks) == 0 {
+		s.chunks = append(s.chunks, make([]byte, 0, scratchChunk))
+	}
+	b := s.chunks[s.cur]
+	for cap(b)-len(b) < len(p) {
+		s.cur++
+		if s.cur == len(s.chunks) {
+			s.chunks = append(s.chunks, make([]byte, 0, max(scratchChunk, len(p))))
+		}
+		b = s.chunks[s.cur][:0]
+	}
+	off := len(b)
+	b = append(b, p...)
+	s.chunks[s.cur] = b
+	return unsafe.String(&b[off], len(p))
+}
+
+// cutString is cut for a string.
+func (s *scratchSlab) cutString(p string) string {
+	return s.cut(unsafe.Slice(unsafe.StringData(p), len(p)))
+}
+
+// rewind makes every chunk free again: the strings cut so far must be dead.
+func (s *scratchSlab) rewind() {
+	for i := range s.chunks[:min(s.cur+1, len(s.chunks))] {
+		s.chunks[i] = s.chunks[i][:0]
+	}
+	s.cur = 0
+}
 
 // kindCandidates registers the candidates of every kind that the JSON
 // observation in c.buf lists, and the record pairs of a read.
