@@ -16,11 +16,14 @@
 //     in SQLite, TIMESTAMPTZ in Postgres. No SQL defaults for times: one
 //     transaction uses one "now", taken in Go.
 //   - Booleans: INTEGER 0/1 with a CHECK in SQLite, BOOLEAN in Postgres.
-//   - JSON: TEXT in SQLite; in Postgres JSON for anything copied from a log
-//     (tool calls, tool schemas, hidden entries, meta, evidence), because
-//     JSONB sorts object keys and the source order must survive, and JSONB
-//     only for values groundwork itself writes (reason lists). Compare JSON
-//     values, not bytes, across dialects.
+//   - JSON: TEXT in both dialects for what the import writes in bulk (tool
+//     calls, tool schemas, hidden entries, meta, evidence, reason lists,
+//     path steps; Postgres since 00014): groundwork's own encoders write
+//     it, nothing queries inside it, and validating it on the way in was a
+//     tenth of Postgres' import CPU. Never JSONB for anything copied from a
+//     log: it sorts object keys, and the source order must survive. Older
+//     small tables keep JSON/JSONB in Postgres; compare JSON values, not
+//     bytes, across dialects.
 //   - Text that is sorted or paged on (ext ids, domains, tools) is
 //     COLLATE "C" in Postgres so its order is byte order, as in SQLite.
 package migrations
