@@ -403,17 +403,11 @@ func (h *Export) Page(w http.ResponseWriter, r *http.Request) {
 		h.pageFail(w, r, err)
 		return
 	}
-	var domains []string
-	for _, run := range runs {
-		d, _, err := h.store.RunFacets(r.Context(), run.ID)
-		if err != nil {
-			h.pageFail(w, r, err)
-			return
-		}
-		domains = append(domains, d...)
+	domains, _, err := h.store.RunFacets(r.Context(), 0) // every run's
+	if err != nil {
+		h.pageFail(w, r, err)
+		return
 	}
-	slices.Sort(domains)
-	domains = slices.Compact(domains)
 	scales, err := h.store.CoverageScales(r.Context())
 	if err != nil {
 		h.pageFail(w, r, err)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 
 	"groundwork/grounding"
@@ -189,22 +188,16 @@ func (h *Queue) filterForm(ctx context.Context, f grounding.QueueFilter, action 
 		return views.QueueFilterForm{}, err
 	}
 	form := views.QueueFilterForm{Action: action, Runs: []views.Option{{Value: "", Label: "all runs", Selected: f.RunID == 0}}}
-	var domains, tools []string
 	for _, run := range runs {
 		form.Runs = append(form.Runs, views.Option{Value: strconv.FormatInt(run.ID, 10), Label: run.Name, Selected: run.ID == f.RunID})
-		if f.RunID != 0 && run.ID != f.RunID {
-			continue
-		}
-		d, t, err := h.store.RunFacets(ctx, run.ID)
-		if err != nil {
-			return form, err
-		}
-		domains, tools = append(domains, d...), append(tools, t...)
 	}
-	slices.Sort(domains)
-	slices.Sort(tools)
-	form.Domains = options(slices.Compact(domains), f.Domain)
-	form.Tools = options(slices.Compact(tools), f.Tool)
+	// One read whatever the number of runs: run 0 is every run's facets.
+	domains, tools, err := h.store.RunFacets(ctx, f.RunID)
+	if err != nil {
+		return form, err
+	}
+	form.Domains = options(domains, f.Domain)
+	form.Tools = options(tools, f.Tool)
 	form.Reasons = options(grounding.ReasonCodes, f.Reason)
 	if withState {
 		state := f.State

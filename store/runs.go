@@ -80,7 +80,7 @@ func (db *DB) RunByName(ctx context.Context, name string) (grounding.Run, error)
 
 // RunFacets returns the distinct non-empty domains and tools of a run's
 // trajectories and decisions, each sorted (byte order), for filter menus.
-// An unknown run has none.
+// An unknown run has none; run 0 stands for every run (each value once).
 func (db *DB) RunFacets(ctx context.Context, runID int64) (domains, tools []string, err error) {
 	op := fmt.Sprintf("facets of run %d", runID)
 	// run_facets is kept by ImportTrajectories, so this reads a few rows
@@ -89,8 +89,13 @@ func (db *DB) RunFacets(ctx context.Context, runID int64) (domains, tools []stri
 		Kind  string `db:"kind"`
 		Value string `db:"value"`
 	}
-	err = db.sel(ctx, &rows,
-		`SELECT kind, value FROM run_facets WHERE run_id = ?`, runID)
+	if runID == 0 {
+		// Every run's facets at once: the filter forms offer them when no
+		// run is chosen, and one statement beats one per run.
+		err = db.sel(ctx, &rows, `SELECT DISTINCT kind, value FROM run_facets`)
+	} else {
+		err = db.sel(ctx, &rows, `SELECT kind, value FROM run_facets WHERE run_id = ?`, runID)
+	}
 	if err != nil {
 		return nil, nil, storeErr(op, err)
 	}

@@ -306,3 +306,43 @@ func TestAdjudicationHTTPConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueFilterOffersEveryRunsFacets: with no run chosen, the queue's
+// filter offers the domains of every run (read in one statement); with a run
+// chosen, that run's only.
+func TestQueueFilterOffersEveryRunsFacets(t *testing.T) {
+	a, run := startAdjudication(t)
+	b, err := os.ReadFile(adjudicationFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	other := bytes.Replace(bytes.Replace(first, []byte(`"domain":"airline"`), []byte(`"domain":"retail"`), 1), []byte(`"id":"adj-00"`), []byte(`"id":"other-00"`), 1)
+	if _, err := web.ImportBytes(context.Background(), a.db, "other", "other.jsonl", other); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	c := a.client()
+	a.login(c, "ada")
+	for _, tt := range []struct {
+		path      string
+		want, not []string
+	}{
+		{"/queue", []string{`<option value="airline"`, `<option value="retail"`}, nil},
+		{"/queue?run=" + strconv.FormatInt(run.ID, 10), []string{`<option value="airline"`}, []string{`<option value="retail"`}},
+	} {
+		resp, body := a.do(c, "GET", tt.path, nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d", tt.path, resp.StatusCode)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: no %s in the filter", tt.path, w)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(body, w) {
+				t.Errorf("GET %s: %s offered though another run's", tt.path, w)
+			}
+		}
+	}
+}

@@ -751,6 +751,20 @@ func testRunFacets(t *testing.T, db *store.DB) {
 	if err != nil || len(domains) != 0 || len(tools) != 0 {
 		t.Errorf("RunFacets(unknown) = %q, %q, %v", domains, tools, err)
 	}
+	// Run 0 is every run, each value once.
+	mustImport(t, db, "facets-2", "g.json",
+		Simple("1", "retail", true, "get_order_details"),
+		Simple("2", "telecom", true, "reset_router"))
+	domains, tools, err = db.RunFacets(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(domains, []string{"Banking", "airline", "retail", "telecom"}) {
+		t.Errorf("domains of every run = %q", domains)
+	}
+	if !slices.Equal(tools, []string{"book_reservation", "cancel_reservation", "get_order_details", "reset_router"}) {
+		t.Errorf("tools of every run = %q", tools)
+	}
 }
 
 func testKeysetPaging(t *testing.T, db *store.DB) {
