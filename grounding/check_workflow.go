@@ -142,38 +142,32 @@ func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) boo
 // appendStems appends the stems of the words of text (the runs of ASCII
 // letters stemIn tries).
 func appendStems(dst []string, text string) []string {
-	i := 0
-	for i < len(text) {
-		for i < len(text) && !letterByte(text[i]) {
-			i++
-		}
-		j := i
-		for j < len(text) && letterByte(text[j]) {
-			j++
-		}
-		if j > i {
-			dst = append(dst, stem(text[i:j]))
-		}
-		i = j
+	for i, j := nextWord(text, 0); i < j; i, j = nextWord(text, j) {
+		dst = append(dst, stem(text[i:j]))
 	}
 	return dst
 }
 
+// nextWord returns the span of the first run of ASCII letters in text at
+// or after from; i == j when there is none.
+func nextWord(text string, from int) (i, j int) {
+	i = from
+	for i < len(text) && !letterByte(text[i]) {
+		i++
+	}
+	j = i
+	for j < len(text) && letterByte(text[j]) {
+		j++
+	}
+	return i, j
+}
+
 // stemIn finds a word of text whose stem matches w.
 func stemIn(text, w string) (int, int, bool) {
-	i := 0
-	for i < len(text) {
-		for i < len(text) && !letterByte(text[i]) {
-			i++
-		}
-		j := i
-		for j < len(text) && letterByte(text[j]) {
-			j++
-		}
-		if j > i && stemMatch(stem(text[i:j]), w) {
+	for i, j := nextWord(text, 0); i < j; i, j = nextWord(text, j) {
+		if stemMatch(stem(text[i:j]), w) {
 			return i, j, true
 		}
-		i = j
 	}
 	return 0, 0, false
 }
