@@ -203,26 +203,3 @@ func staticFiles() http.Handler {
 		files.ServeHTTP(w, r)
 	})
 }
-
-// admission lets at most n requests work at once and queues the rest in
-// arrival order. Under load Go's scheduler favors the goroutine readied
-// last, so with 16 clients on two cores some page requests waited behind
-// many later ones: the queue page's p50 was 16 ms and its p90 42 ms for
-// 2 ms of CPU each. Waiting in a channel is first come, first served, and
-// the few requests admitted share the cores (and the database's) without
-// preempting one another; a request whose client gives up while it waits
-// is dropped. Long transfers (uploads, exports) stay outside it.
-func admission(n int) func(http.Handler) http.Handler {
-	slots := make(chan struct{}, n)
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case slots <- struct{}{}:
-			case <-r.Context().Done():
-				return
-			}
-			defer func() { <-slots }()
-			next.ServeHTTP(w, r)
-		})
-	}
-}
