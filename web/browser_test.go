@@ -136,6 +136,10 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 		t.Errorf("screenshot %s: %v", name, err)
 		return
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Errorf("artifact directory: %v", err)
+		return
+	}
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
 		t.Errorf("save screenshot: %v", err)
 	}
