@@ -146,3 +146,15 @@ type ImportResult struct {
 	PreviousRun  string
 	PreviousAt   time.Time
 }
+
+// MessageWindow is what a page of decisions shows of a trajectory, read at
+// once: every message (visible or hidden) with Lo <= index <= the last
+// index asked for, ascending; how many visible messages come before Lo; and
+// every hidden message before the index asked for, ascending (the collector
+// context the decisions had by then).
+type MessageWindow struct {
+	Lo      int
+	Earlier int
+	Range   []Message
+	Hidden  []Message
+}

@@ -81,6 +81,9 @@ func trajectoryStore(t *testing.T, tr *grounding.Trajectory) *fakeStore {
 			}
 			return out, nil
 		},
+		WindowFn: func(_ int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error) {
+			return window(tr, shown, first, reach, hi, hiddenTo), nil
+		},
 		DecisionsFn: func(_ int64, from, limit int) ([]grounding.StoredDecision, error) {
 			if from >= len(ds) {
 				return nil, nil
@@ -88,6 +91,32 @@ func trajectoryStore(t *testing.T, tr *grounding.Trajectory) *fakeStore {
 			return ds[from:min(len(ds), from+limit)], nil
 		},
 	}
+}
+
+// window is store.MessageWindow by its definition, over tr in memory.
+func window(tr *grounding.Trajectory, shown, first, reach, hi, hiddenTo int) grounding.MessageWindow {
+	vis := grounding.VisibleBefore(tr, first)
+	w := grounding.MessageWindow{}
+	if len(vis) >= shown {
+		w.Lo = vis[len(vis)-shown]
+	}
+	if reach >= 0 && reach < w.Lo {
+		w.Lo = reach
+	}
+	for i, m := range tr.Messages {
+		m.Index = i
+		hidden := m.Visibility == grounding.Hidden
+		if !hidden && i < w.Lo {
+			w.Earlier++
+		}
+		if i >= w.Lo && i <= hi {
+			w.Range = append(w.Range, m)
+		}
+		if hidden && i < hiddenTo {
+			w.Hidden = append(w.Hidden, m)
+		}
+	}
+	return w
 }
 
 func runStore(t *testing.T) *fakeStore {

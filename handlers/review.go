@@ -31,7 +31,8 @@ type reviewStore interface {
 	LastUndoable(ctx context.Context, userID int64) (grounding.VerdictEvent, error)
 	AddNote(ctx context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error)
 	Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error)
-	History(ctx context.Context, trajectoryID int64, ordinal int) (grounding.DecisionHistory, error)
+	// NotesBy returns the user's notes on a decision, oldest first.
+	NotesBy(ctx context.Context, userID, trajectoryID int64, ordinal int) ([]grounding.VerdictEvent, error)
 	Run(ctx context.Context, id int64) (grounding.Run, error)
 }
 
@@ -379,8 +380,15 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 	if len(ds) == 0 {
 		return nil, grounding.ErrNotFound
 	}
+	// The visible pane reaches back to the evidence of the arguments in
+	// question, so the page can highlight it instead of a "show" button:
+	// the window is read from there at once.
+	reach := evidenceStart(it.Args)
+	if reach >= 0 && ds[0].Message-reach > maxSpan {
+		reach = -1
+	}
 	tr := &Trajectories{log: h.log, store: h.store}
-	win, err := tr.window(ctx, hd.ID, ds)
+	win, err := tr.windowFrom(ctx, hd.ID, ds, reach)
 	if err != nil {
 		return nil, err
 	}
@@ -388,21 +396,10 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 	if err != nil {
 		return nil, err
 	}
-	// The visible pane reaches back to the evidence of the arguments in
-	// question, so the page can highlight it instead of a "show" button.
-	if lo := evidenceStart(it.Args); lo >= 0 && (len(vis) == 0 || lo < vis[0].Index) && ds[0].Message-lo <= maxSpan {
-		ms, err := h.store.Messages(ctx, hd.ID, lo, ds[0].Message)
-		if err != nil {
-			return nil, err
-		}
-		vis = vis[:0]
-		for _, m := range ms {
-			win.msgs[m.Index] = m
-			if !m.IsHidden() {
-				vis = append(vis, m)
-			}
-		}
-		if _, earlier, err = h.store.VisibleBefore(ctx, hd.ID, lo, 0); err != nil {
+	if reach >= 0 && (len(vis) == 0 || reach < vis[0].Index) {
+		if v, e, ok := win.since(reach, ds[0].Message); ok {
+			vis, earlier = v, e
+		} else if vis, earlier, err = h.evidenceSince(ctx, hd.ID, reach, ds[0].Message, win); err != nil {
 			return nil, err
 		}
 	}
@@ -438,16 +435,32 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 	if it.Required > 1 {
 		ri.Verdicts = "needs " + strconv.Itoa(it.Required) + " independent verdicts · " + strconv.Itoa(it.Verdicts) + " given"
 	}
-	hist, err := h.store.History(ctx, it.TrajectoryID, it.Ordinal)
+	notes, err := h.store.NotesBy(ctx, u.ID, it.TrajectoryID, it.Ordinal)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range hist.Events {
-		if e.Kind == grounding.EventNote && e.UserID == u.ID {
-			ri.Notes = append(ri.Notes, eventView(e))
-		}
+	for _, e := range notes {
+		ri.Notes = append(ri.Notes, eventView(e))
 	}
 	return ri, nil
+}
+
+// evidenceSince reads the visible messages from lo up to msg, and how many
+// precede lo, for a window too wide to hold them (see windowFrom).
+func (h *Review) evidenceSince(ctx context.Context, id int64, lo, msg int, win *decisionWindow) ([]grounding.Message, int, error) {
+	ms, err := h.store.Messages(ctx, id, lo, msg)
+	if err != nil {
+		return nil, 0, err
+	}
+	var vis []grounding.Message
+	for _, m := range ms {
+		win.msgs[m.Index] = m
+		if !m.IsHidden() {
+			vis = append(vis, m)
+		}
+	}
+	_, earlier, err := h.store.VisibleBefore(ctx, id, lo, 0)
+	return vis, earlier, err
 }
 
 // evidenceStart is the earliest visible message holding evidence for args,

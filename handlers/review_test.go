@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,21 @@ func (f *fakeAdjudication) History(_ context.Context, tid int64, ord int) (groun
 		f.missing("History")
 	}
 	return f.HistoryFn(tid, ord)
+}
+
+// NotesBy is the store's definition over HistoryFn: the user's notes.
+func (f *fakeAdjudication) NotesBy(_ context.Context, userID, tid int64, ord int) ([]grounding.VerdictEvent, error) {
+	if f.HistoryFn == nil {
+		f.missing("NotesBy")
+	}
+	h, err := f.HistoryFn(tid, ord)
+	var out []grounding.VerdictEvent
+	for _, e := range h.Events {
+		if e.Kind == grounding.EventNote && e.UserID == userID {
+			out = append(out, e)
+		}
+	}
+	return out, err
 }
 func (f *fakeAdjudication) Queue(_ context.Context, q grounding.QueueFilter) (grounding.QueuePage, error) {
 	if f.QueueFn == nil {
@@ -584,5 +600,68 @@ func TestReviewScreen(t *testing.T) {
 	}
 	if got := doc.Find(`[data-testid=run-share]`).Text(); !strings.Contains(got, "25% adjudicated") || !strings.Contains(got, "of 20 queued items in demo") {
 		t.Errorf("run share = %q", got)
+	}
+}
+
+// TestReviewReachesBackToEvidence: when the argument in question was found
+// further back than the visible messages a decision normally shows, the
+// review screen's visible pane starts at that message (so the page can
+// highlight it) and the "earlier" button counts only what precedes it.
+func TestReviewReachesBackToEvidence(t *testing.T) {
+	msgs := []grounding.Message{
+		{Role: "system", Content: "policy"},
+		{Role: "user", Content: "my reservation is NO6JO3"},
+		{Role: "assistant", Content: "What would you like to do with it?"},
+		{Role: "user", Content: "change the flight"},
+		{Role: "assistant", Content: "To which date?"},
+		{Role: "user", Content: "the 20th"},
+		{Role: "assistant", Content: "Let me look it up."},
+		{Role: "user", Content: "go ahead"},
+		{Role: "assistant", ContentNull: true, ToolCalls: []grounding.ToolCall{{ID: "c1", Name: "get_reservation_details", Arguments: json.RawMessage(`{"reservation_id":"NO6JO3"}`)}}},
+		{Role: "tool", ToolCallID: "c1", Name: "get_reservation_details", Content: `{"reservation_id":"NO6JO3"}`},
+	}
+	for i := range msgs {
+		msgs[i].Index = i
+	}
+	st := trajectoryStore(t, &grounding.Trajectory{ID: "t-far", Messages: msgs})
+	f := &fakeAdjudication{fakeStore: st}
+	// Decisions 0-2 are the text replies; 3 is the call at message 8.
+	item := grounding.QueueItem{ID: 9, RunID: 1, TrajectoryID: 5, Ordinal: 3, RunName: "demo", ExtID: "t-far", Tool: "get_reservation_details",
+		Source: grounding.SourceAuto, Why: []string{grounding.ReasonChoice}, Required: 1, State: grounding.QueueOpen,
+		Args: []grounding.ArgEvidence{{Path: "reservation_id", Value: json.RawMessage(`"NO6JO3"`), Status: grounding.StatusLiteral,
+			Where: grounding.Evidence{Found: "visible", Message: 1}}}}
+	f.NextFn = func(userID int64, q grounding.QueueFilter) (grounding.Claim, error) {
+		return grounding.Claim{Item: item, UserID: userID}, nil
+	}
+	f.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
+		return grounding.Progress{Items: 1}, nil
+	}
+	f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) { return grounding.VerdictEvent{}, grounding.ErrNotFound }
+	f.HistoryFn = func(int64, int) (grounding.DecisionHistory, error) { return grounding.DecisionHistory{}, nil }
+	var windows int
+	window := st.WindowFn
+	st.WindowFn = func(id int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error) {
+		windows++
+		return window(id, shown, first, reach, hi, hiddenTo)
+	}
+	st.MessagesFn, st.VisibleBeforeFn, st.HiddenBeforeFn = nil, nil, nil // one window read, nothing else
+
+	rec, doc := do(t, adjudicationRouter(f, annotator), httptest.NewRequest("GET", "/review", nil), true)
+	if rec.Code != 200 {
+		t.Fatalf("status %d:\n%s", rec.Code, rec.Body)
+	}
+	var shown []string
+	doc.Find(`[data-testid=visible-pane] .msg`).Each(func(_ int, s *goquery.Selection) {
+		i, _ := s.Attr("data-index")
+		shown = append(shown, i)
+	})
+	if want := []string{"1", "2", "3", "4", "5", "6", "7"}; !slices.Equal(shown, want) {
+		t.Errorf("visible pane shows messages %q, want %q (from the evidence on)", shown, want)
+	}
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=visible-pane] [data-testid=earlier]`).Text()), " "); !strings.Contains(got, "1 earlier messages") {
+		t.Errorf("earlier button = %q, want 1 earlier message", got)
+	}
+	if windows != 1 {
+		t.Errorf("%d window reads, want 1", windows)
 	}
 }

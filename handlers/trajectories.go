@@ -27,6 +27,11 @@ type trajectoryReader interface {
 	VisibleBefore(ctx context.Context, trajectoryID int64, before, limit int) ([]grounding.Message, int, error)
 	// HiddenBefore returns the hidden messages before index before.
 	HiddenBefore(ctx context.Context, trajectoryID int64, before int) ([]grounding.Message, error)
+	// MessageWindow reads what a page of decisions shows in one go: the
+	// messages from the last shown visible ones before index first (or from
+	// reach, when reach >= 0 is earlier) to index hi, the visible count
+	// before those, and the hidden messages before index hiddenTo.
+	MessageWindow(ctx context.Context, trajectoryID int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error)
 	// Decisions returns up to limit decisions with ordinal >= from.
 	Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.StoredDecision, error)
 }
@@ -271,6 +276,13 @@ type decisionWindow struct {
 }
 
 func (h *Trajectories) window(ctx context.Context, id int64, ds []grounding.StoredDecision) (*decisionWindow, error) {
+	return h.windowFrom(ctx, id, ds, -1)
+}
+
+// windowFrom is window reaching back to message reach as well (when reach
+// >= 0), so a decision can be shown from there (the review screen shows the
+// evidence of the arguments in question).
+func (h *Trajectories) windowFrom(ctx context.Context, id int64, ds []grounding.StoredDecision, reach int) (*decisionWindow, error) {
 	first, last := ds[0], ds[len(ds)-1]
 	hi := last.Message
 	var need []int
@@ -281,34 +293,36 @@ func (h *Trajectories) window(ctx context.Context, id int64, ds []grounding.Stor
 			hi = max(hi, d.Observation)
 		}
 	}
-	vis, earlier, err := h.store.VisibleBefore(ctx, id, first.Message, visibleShown)
+	mw, err := h.store.MessageWindow(ctx, id, visibleShown, first.Message, reach, hi, last.Message)
 	if err != nil {
 		return nil, err
 	}
-	lo := first.Message
-	if len(vis) > 0 {
-		lo = vis[0].Index
-	}
-	if hi-lo >= maxSpan {
+	if hi-mw.Lo >= maxSpan {
+		// Too wide to hold (a page of long SWE decisions): each decision
+		// reads its own bounded projection instead.
 		msgs, err := h.load(ctx, id, need)
 		return &decisionWindow{msgs: msgs}, err
 	}
-	ms, err := h.store.Messages(ctx, id, lo, hi+1)
-	if err != nil {
-		return nil, err
-	}
-	hid, err := h.store.HiddenBefore(ctx, id, last.Message)
-	if err != nil {
-		return nil, err
-	}
-	w := &decisionWindow{msgs: make(map[int]grounding.Message, len(ms)), sorted: ms, earlierBefore: earlier, hidden: hid}
-	for _, m := range ms {
+	w := &decisionWindow{msgs: make(map[int]grounding.Message, len(mw.Range)), sorted: mw.Range, earlierBefore: mw.Earlier, hidden: mw.Hidden}
+	for _, m := range mw.Range {
 		w.msgs[m.Index] = m
 		if !m.IsHidden() {
 			w.visible = append(w.visible, m)
 		}
 	}
 	return w, nil
+}
+
+// since returns the visible messages from index lo up to (not including)
+// msg and how many visible messages precede lo. The window must have been
+// read reaching back to lo (windowFrom); ok is false when it was not.
+func (w *decisionWindow) since(lo, msg int) (vis []grounding.Message, earlier int, ok bool) {
+	if w.sorted == nil || len(w.sorted) == 0 || w.sorted[0].Index > lo {
+		return nil, 0, false
+	}
+	from := sort.Search(len(w.visible), func(i int) bool { return w.visible[i].Index >= lo })
+	to := sort.Search(len(w.visible), func(i int) bool { return w.visible[i].Index >= msg })
+	return w.visible[from:to:to], w.earlierBefore + from, true
 }
 
 // before returns the projection of a decision at message index msg: the last

@@ -331,6 +331,22 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 	return u, nil
 }
 
+// NotesBy returns the notes the user left on a decision, oldest first: the
+// review screen shows annotators their own notes (one read, where History
+// is three).
+func (db *DB) NotesBy(ctx context.Context, userID, trajectoryID int64, ordinal int) ([]grounding.VerdictEvent, error) {
+	var rows []eventRow
+	if err := db.sel(ctx, &rows, eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? AND e.user_id = ? AND e.kind = ? ORDER BY e.id`,
+		trajectoryID, ordinal, userID, grounding.EventNote); err != nil {
+		return nil, storeErr(fmt.Sprintf("notes of user %d on decision %d of trajectory %d", userID, ordinal, trajectoryID), err)
+	}
+	out := make([]grounding.VerdictEvent, len(rows))
+	for i, r := range rows {
+		out[i] = r.event()
+	}
+	return out, nil
+}
+
 // LastUndoable returns the user's latest verdict or final verdict that an
 // Undo would cancel, or grounding.ErrNotFound.
 func (db *DB) LastUndoable(ctx context.Context, userID int64) (grounding.VerdictEvent, error) {

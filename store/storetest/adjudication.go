@@ -530,6 +530,32 @@ func testSkipAndNotes(t *testing.T, db *store.DB) {
 	if !slices.Equal(kinds, []string{grounding.EventNote, grounding.EventSkip}) {
 		t.Errorf("history kinds = %v; want note, skip", kinds)
 	}
+	// The review screen shows each annotator their own notes, and only those.
+	if _, _, err := db.AddNote(ctx, bob.ID, c.Item.ID, "bob's note"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.AddNote(ctx, ann.ID, c.Item.ID, "a second look"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		user grounding.User
+		want []string
+	}{{ann, []string{"three cards, the user never picked one", "a second look"}}, {bob, []string{"bob's note"}}} {
+		notes, err := db.NotesBy(ctx, tt.user.ID, c.Item.TrajectoryID, c.Item.Ordinal)
+		var got []string
+		for _, e := range notes {
+			got = append(got, e.Note)
+			if e.Kind != grounding.EventNote || e.UserID != tt.user.ID || e.UserName != tt.user.Name {
+				t.Errorf("NotesBy(%s) event %+v", tt.user.Name, e)
+			}
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("NotesBy(%s) = %q, %v; want %q", tt.user.Name, got, err, tt.want)
+		}
+	}
+	if notes, err := db.NotesBy(ctx, ann.ID, c.Item.TrajectoryID, c.Item.Ordinal+1); err != nil || len(notes) != 0 {
+		t.Errorf("NotesBy(another decision) = %+v, %v; want none", notes, err)
+	}
 }
 
 func testUndo(t *testing.T, db *store.DB) {

@@ -927,6 +927,51 @@ func testMessageWindows(t *testing.T, db *store.DB) {
 		got, err := db.HiddenBefore(ctx, id, tt.before)
 		checkMessages(t, fmt.Sprintf("HiddenBefore(%d)", tt.before), got, err, wantMessages(t, tr, tt.want...))
 	}
+
+	// MessageWindow reads all of that in one statement: checked against the
+	// definition for every first, reach, hi and hiddenTo over the fixture.
+	hidden := func(i int) bool { return tr.Messages[i].Visibility == grounding.Hidden }
+	for shown := 1; shown <= 4; shown += 3 {
+		for first := 0; first < len(tr.Messages); first++ {
+			for reach := -1; reach <= first; reach++ {
+				for hi := first; hi <= len(tr.Messages); hi++ {
+					hiddenTo := min(first+2, hi)
+					var vis []int
+					for i := 0; i < first; i++ {
+						if !hidden(i) {
+							vis = append(vis, i)
+						}
+					}
+					lo := 0
+					if len(vis) >= shown {
+						lo = vis[len(vis)-shown]
+					}
+					if reach >= 0 && reach < lo {
+						lo = reach
+					}
+					earlier := 0
+					for i := 0; i < lo; i++ {
+						if !hidden(i) {
+							earlier++
+						}
+					}
+					var hid []int
+					for i := 0; i < hiddenTo && i < len(tr.Messages); i++ {
+						if hidden(i) {
+							hid = append(hid, i)
+						}
+					}
+					what := fmt.Sprintf("MessageWindow(shown %d, first %d, reach %d, hi %d, hiddenTo %d)", shown, first, reach, hi, hiddenTo)
+					w, err := db.MessageWindow(ctx, id, shown, first, reach, hi, hiddenTo)
+					checkMessages(t, what+" range", w.Range, err, wantMessages(t, tr, span(lo, min(hi+1, len(tr.Messages)))...))
+					checkMessages(t, what+" hidden", w.Hidden, err, wantMessages(t, tr, hid...))
+					if w.Lo != lo || w.Earlier != earlier {
+						t.Errorf("%s: Lo %d, Earlier %d; want %d, %d", what, w.Lo, w.Earlier, lo, earlier)
+					}
+				}
+			}
+		}
+	}
 }
 
 func testDecisionWindows(t *testing.T, db *store.DB) {
