@@ -212,6 +212,7 @@ func load(args []string) error {
 	password := fs.String("password", "", "password")
 	clients := fs.Int("clients", 16, "concurrent clients")
 	requests := fs.Int("requests", 2000, "requests per path")
+	warm := fs.Int("warm", 3, "requests per client, all clients at once, before measuring each path")
 	pid := fs.Int("pid", 0, "server pid, to report its peak RSS")
 	users := fs.Int("users", 0, "log client i in as USER1..USERn (i mod n, all with the same password) instead of all as USER")
 	fs.Parse(args)
@@ -252,10 +253,28 @@ func load(args []string) error {
 			}
 			return time.Since(start), nil
 		}
-		for _, c := range cs[:min(len(cs), 4)] { // warm up
-			if _, err := get(c); err != nil {
-				return err
-			}
+		// Warm up with every client at once, as measured: the server's
+		// connection pool grows to what this concurrency needs, and each
+		// new Postgres connection prepares the page's statements, before
+		// the clock starts (the goal is latency once warm).
+		var warmErr error
+		var warmOnce sync.Once
+		var wwg sync.WaitGroup
+		for _, c := range cs {
+			wwg.Add(1)
+			go func(c *http.Client) {
+				defer wwg.Done()
+				for range *warm {
+					if _, err := get(c); err != nil {
+						warmOnce.Do(func() { warmErr = err })
+						return
+					}
+				}
+			}(c)
+		}
+		wwg.Wait()
+		if warmErr != nil {
+			return warmErr
 		}
 		var (
 			mu   sync.Mutex
