@@ -111,6 +111,29 @@ const itemSelect = `SELECT q.id, q.run_id, q.trajectory_id, q.ordinal, q.source,
 	JOIN trajectories t ON t.id = q.trajectory_id
 	JOIN decisions d ON d.trajectory_id = q.trajectory_id AND d.ordinal = q.ordinal`
 
+// pageSelect reads a page of queue items as itemSelect does, but picks the
+// page first and counts its claims in one grouped read: the two counting
+// subqueries per row were 0.4 of the 0.85 ms Postgres spent on a queue
+// page of 51 items. Its placeholders: those of conds, then skipped = false
+// and expires_at > now.
+func pageSelect(conds string, limit int) string {
+	return `WITH p AS MATERIALIZED (SELECT q.id, q.run_id, q.trajectory_id, q.ordinal, q.source, q.why, q.priority, q.required,
+		q.state, q.created_at FROM queue_items q WHERE 1 = 1` + conds + `
+		ORDER BY q.priority DESC, q.created_at, q.id` + limitSQL(limit) + `),
+	n AS (SELECT c.item_id, COUNT(*) FILTER (WHERE c.verdict <> '') AS n_verdicts,
+		COUNT(*) FILTER (WHERE c.verdict = '' AND c.skipped = ? AND c.expires_at > ?) AS n_holders
+		FROM claims c WHERE c.item_id IN (SELECT id FROM p) GROUP BY c.item_id)
+	SELECT p.id, p.run_id, p.trajectory_id, p.ordinal, p.source, p.why, p.priority, p.required, p.state, p.created_at,
+		r.name AS run_name, t.ext_id, t.domain, d.tool, d.question, d.human_verdict,
+		COALESCE(n.n_verdicts, 0) AS n_verdicts, COALESCE(n.n_holders, 0) AS n_holders
+	FROM p
+	JOIN runs r ON r.id = p.run_id
+	JOIN trajectories t ON t.id = p.trajectory_id
+	JOIN decisions d ON d.trajectory_id = p.trajectory_id AND d.ordinal = p.ordinal
+	LEFT JOIN n ON n.item_id = p.id
+	ORDER BY p.priority DESC, p.created_at, p.id`
+}
+
 // queueWhere turns a filter into conditions on queue_items q (the state
 // aside).
 func queueWhere(f grounding.QueueFilter) ([]string, []any) {
@@ -173,7 +196,6 @@ func (db *DB) Queue(ctx context.Context, f grounding.QueueFilter) (grounding.Que
 	limit = min(limit, maxPageSize)
 	at := db.now()
 	where, args := queueWhere(f)
-	args = append([]any{false, dbTime{at}}, args...)
 	switch f.State {
 	case "":
 		where = append(where, "q.state = ?")
@@ -193,7 +215,8 @@ func (db *DB) Queue(ctx context.Context, f grounding.QueueFilter) (grounding.Que
 		where = append(where, "(q.priority < ? OR (q.priority = ? AND (q.created_at > ? OR (q.created_at = ? AND q.id > ?))))")
 		args = append(args, p, p, dbTime{ct}, dbTime{ct}, id)
 	}
-	q := itemSelect + ` WHERE 1 = 1` + and(where) + ` ORDER BY q.priority DESC, q.created_at, q.id` + limitSQL(limit+1)
+	q := pageSelect(and(where), limit+1)
+	args = append(args, false, dbTime{at})
 	// Sized up front: grown row by row, these slices of wide rows were a
 	// quarter of the queue page's allocations.
 	rows := make([]itemRow, 0, limit+1)

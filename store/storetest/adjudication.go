@@ -292,6 +292,12 @@ func testClaimAndVerdict(t *testing.T, db *store.DB) {
 	if c.UserID != ann.ID || !c.ExpiresAt.Equal(clock.Now().Add(store.DefaultLease)) || c.Item.Holders != 1 {
 		t.Errorf("Next = %+v; want a 15-minute lease held by ann", c)
 	}
+	// The queue list counts the live claim as a holder, on that item only.
+	for _, it := range allQueue(t, db, f) {
+		if want := map[bool]int{true: 1, false: 0}[it.ID == c.Item.ID]; it.Holders != want || it.Verdicts != 0 {
+			t.Errorf("queue lists item %d with %d holders, %d verdicts; want %d, 0", it.ID, it.Holders, it.Verdicts, want)
+		}
+	}
 	// A reload moments later returns the same claim; the lease stands.
 	clock.Advance(10 * time.Second)
 	if soon := mustNext(t, db, ann, f); soon.Item.ID != c.Item.ID || !soon.ExpiresAt.Equal(c.ExpiresAt) {
@@ -457,6 +463,12 @@ func testLeaseExpiry(t *testing.T, db *store.DB) {
 		t.Fatalf("bob got %d, want the enqueued %d", cb.Item.ID, it.ID)
 	}
 	clock.Advance(store.DefaultLease + time.Second)
+	// The lease ran out: the queue list no longer counts bob as a holder.
+	for _, li := range allQueue(t, db, f) {
+		if li.ID == it.ID && li.Holders != 0 {
+			t.Errorf("queue lists item %d with %d holders after bob's lease ran out, want 0", li.ID, li.Holders)
+		}
+	}
 	// The lease ran out: the item is back in the queue for cy.
 	cc := mustNext(t, db, cy, f)
 	if cc.Item.ID != it.ID {
