@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -125,7 +124,7 @@ func deriveCoverage(ctx context.Context, q queryer, ids []int64) (map[int64]deri
 		}
 		for _, r := range rows {
 			var steps []grounding.PathStep
-			if err := json.Unmarshal(r.Steps, &steps); err != nil {
+			if err := decodeJSON(r.Steps, &steps); err != nil {
 				return nil, fmt.Errorf("store: derive coverage of trajectory %d: decode steps: %w", r.ID, err)
 			}
 			m := byID[r.ID]

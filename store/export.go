@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -983,7 +982,7 @@ func (l *exportLoader) strings(raw []byte) ([]string, error) {
 	s := strings.TrimSpace(string(raw))
 	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") || strings.ContainsRune(s, '\\') {
 		var out []string
-		if err := json.Unmarshal(raw, &out); err != nil {
+		if err := decodeJSON(raw, &out); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -998,7 +997,7 @@ func (l *exportLoader) strings(raw []byte) ([]string, error) {
 		if len(part) < 2 || part[0] != '"' || part[len(part)-1] != '"' || strings.Contains(part[1:len(part)-1], `"`) {
 			// A comma inside a code: let encoding/json split it.
 			out = nil
-			if err := json.Unmarshal(raw, &out); err != nil {
+			if err := decodeJSON(raw, &out); err != nil {
 				return nil, err
 			}
 			return out, nil

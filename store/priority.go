@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -84,7 +83,7 @@ func (db *DB) PrioritizeByDeficit(ctx context.Context, runID int64, depth int) (
 		}
 		for _, r := range rows {
 			var steps []grounding.PathStep
-			if err := json.Unmarshal(r.Steps, &steps); err != nil {
+			if err := decodeJSON(r.Steps, &steps); err != nil {
 				return 0, fmt.Errorf("store: %s: trajectory %d: decode steps: %w", op, r.ID, err)
 			}
 			p := make([]bool, len(steps))

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -80,17 +79,17 @@ func (r itemRow) item() (grounding.QueueItem, error) {
 	}
 	if len(r.Why) > 0 && r.Why[0] == '{' {
 		var m manualWhy
-		if err := json.Unmarshal(r.Why, &m); err != nil {
+		if err := decodeJSON(r.Why, &m); err != nil {
 			return it, fmt.Errorf("item %d: decode why: %w", r.ID, err)
 		}
 		it.Note, it.Why = m.Note, m.Reasons
 	} else if len(r.Why) > 0 {
-		if err := json.Unmarshal(r.Why, &it.Why); err != nil {
+		if err := decodeJSON(r.Why, &it.Why); err != nil {
 			return it, fmt.Errorf("item %d: decode why: %w", r.ID, err)
 		}
 	}
 	if len(r.Question) > 0 {
-		if err := json.Unmarshal(r.Question, &it.Args); err != nil {
+		if err := decodeJSON(r.Question, &it.Args); err != nil {
 			return it, fmt.Errorf("item %d: decode evidence: %w", r.ID, err)
 		}
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -144,10 +143,10 @@ type sweInstanceRow struct {
 func (r sweInstanceRow) instance() (*grounding.SWEInstance, error) {
 	in := &grounding.SWEInstance{InstanceID: r.InstanceID, Repo: r.Repo, BaseCommit: r.BaseCommit, Version: r.Version,
 		Patch: r.Patch, TestPatch: r.TestPatch, ProblemStatement: r.ProblemStatement}
-	if err := json.Unmarshal(r.FailToPass, &in.FailToPass); err != nil {
+	if err := decodeJSON(r.FailToPass, &in.FailToPass); err != nil {
 		return nil, fmt.Errorf("decode FAIL_TO_PASS of %s: %w", r.InstanceID, err)
 	}
-	if err := json.Unmarshal(r.PassToPass, &in.PassToPass); err != nil {
+	if err := decodeJSON(r.PassToPass, &in.PassToPass); err != nil {
 		return nil, fmt.Errorf("decode PASS_TO_PASS of %s: %w", r.InstanceID, err)
 	}
 	return in, nil
@@ -156,7 +155,7 @@ func (r sweInstanceRow) instance() (*grounding.SWEInstance, error) {
 func (r sweInstanceRow) summary() (grounding.SWEInstanceSummary, error) {
 	s := grounding.SWEInstanceSummary{InstanceID: r.InstanceID, Repo: r.Repo, LOCTokens: r.LOCTokens, REPTokens: r.REPTokens,
 		PATCHTokens: r.PATCHTokens, SourceFile: r.SourceFile, ImportedAt: r.ImportedAt.Time}
-	if err := json.Unmarshal(r.PatchFiles, &s.Files); err != nil {
+	if err := decodeJSON(r.PatchFiles, &s.Files); err != nil {
 		return s, fmt.Errorf("decode patch files of %s: %w", r.InstanceID, err)
 	}
 	return s, nil
@@ -246,7 +245,7 @@ func (r sweMessageRow) message() (grounding.Message, error) {
 		m.Visibility = grounding.Hidden
 	}
 	if len(r.ToolCalls) > 0 {
-		if err := json.Unmarshal(r.ToolCalls, &m.ToolCalls); err != nil {
+		if err := decodeJSON(r.ToolCalls, &m.ToolCalls); err != nil {
 			return m, fmt.Errorf("message %d: decode tool calls: %w", r.Idx, err)
 		}
 	}
@@ -462,7 +461,7 @@ func (r sweOutcomeRow) outcome(refs map[string][]string) (grounding.SWEOutcome, 
 		Resolved: boolPtr(r.Resolved),
 	}
 	if string(r.EditedFiles) != "[]" {
-		if err := json.Unmarshal(r.EditedFiles, &o.EditedFiles); err != nil {
+		if err := decodeJSON(r.EditedFiles, &o.EditedFiles); err != nil {
 			return o, fmt.Errorf("decode edited files of trajectory %d: %w", r.TrajectoryID, err)
 		}
 	}
@@ -471,7 +470,7 @@ func (r sweOutcomeRow) outcome(refs map[string][]string) (grounding.SWEOutcome, 
 		// instance's reference once per read.
 		ref, ok := refs[r.InstanceID]
 		if !ok {
-			if err := json.Unmarshal(r.PatchFiles, &ref); err != nil {
+			if err := decodeJSON(r.PatchFiles, &ref); err != nil {
 				return o, fmt.Errorf("decode reference files of %s: %w", r.InstanceID, err)
 			}
 			refs[r.InstanceID] = ref

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -87,16 +86,16 @@ func (r headerRow) header() (grounding.TrajectoryHeader, error) {
 		Profile:           r.Profile,
 		CheckedAt:         r.CheckedAt.Time,
 	}
-	if err := json.Unmarshal(r.FlowReasons, &h.FlowReasons); err != nil {
+	if err := decodeJSON(r.FlowReasons, &h.FlowReasons); err != nil {
 		return h, fmt.Errorf("decode flow reasons: %w", err)
 	}
-	if err := json.Unmarshal(r.Violations, &h.Violations); err != nil {
+	if err := decodeJSON(r.Violations, &h.Violations); err != nil {
 		return h, fmt.Errorf("decode violations: %w", err)
 	}
-	if err := json.Unmarshal(r.Tools, &h.Tools); err != nil {
+	if err := decodeJSON(r.Tools, &h.Tools); err != nil {
 		return h, fmt.Errorf("decode tools: %w", err)
 	}
-	if err := json.Unmarshal(r.Hidden, &h.Hidden); err != nil {
+	if err := decodeJSON(r.Hidden, &h.Hidden); err != nil {
 		return h, fmt.Errorf("decode hidden: %w", err)
 	}
 	if len(h.Tools) == 0 {
@@ -243,7 +242,7 @@ func (r messageRow) message() (grounding.Message, error) {
 		m.Visibility = grounding.Hidden
 	}
 	if len(r.ToolCalls) > 0 {
-		if err := json.Unmarshal(r.ToolCalls, &m.ToolCalls); err != nil {
+		if err := decodeJSON(r.ToolCalls, &m.ToolCalls); err != nil {
 			return m, fmt.Errorf("message %d: decode tool calls: %w", r.Idx, err)
 		}
 	}
@@ -398,10 +397,10 @@ func (r decisionRow) decision() (grounding.StoredDecision, error) {
 		AutoVerdict: grounding.Verdict(r.AutoVerdict), HumanVerdict: grounding.Verdict(r.HumanVerdict),
 		Verdict: grounding.Verdict(r.Verdict), Mask: r.Mask, Queued: r.Queued, Detail: r.Detail,
 	}
-	if err := json.Unmarshal(r.Reasons, &d.Reasons); err != nil {
+	if err := decodeJSON(r.Reasons, &d.Reasons); err != nil {
 		return d, fmt.Errorf("decision %d: decode reasons: %w", r.Ordinal, err)
 	}
-	if err := json.Unmarshal(r.Args, &d.Args); err != nil {
+	if err := decodeJSON(r.Args, &d.Args); err != nil {
 		return d, fmt.Errorf("decision %d: decode evidence: %w", r.Ordinal, err)
 	}
 	return d, nil

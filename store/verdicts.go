@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -485,7 +484,7 @@ func (db *DB) Enqueue(ctx context.Context, leadID, trajectoryID int64, ordinal i
 		return fail(storeErr(op, err))
 	}
 	var reasons []string
-	if err := json.Unmarshal(d.Reasons, &reasons); err != nil {
+	if err := decodeJSON(d.Reasons, &reasons); err != nil {
 		return fail(fmt.Errorf("store: %s: decode reasons: %w", op, err))
 	}
 	why, err := encodeJSON(manualWhy{Note: note, Reasons: nonNil(reasons)})
@@ -626,7 +625,7 @@ func (db *DB) apply(ctx context.Context, tx *sqlx.Tx, it lockedItem, s grounding
 		return nil
 	}
 	var reasons []string
-	if err := json.Unmarshal(d.Reasons, &reasons); err != nil {
+	if err := decodeJSON(d.Reasons, &reasons); err != nil {
 		return fmt.Errorf("store: %s: decode reasons: %w", op, err)
 	}
 	verdict, mask := grounding.EffectiveCheck(grounding.Verdict(d.Auto), d.G, d.FlowOK, reasons, s.Human)
