@@ -84,6 +84,7 @@ func NewHandler(cfg Config, db *store.DB, imp ImportFiler) (http.Handler, error)
 func newSessions(cfg Config, db *store.DB) *scs.SessionManager {
 	s := scs.New()
 	s.Store = db.SessionStore()
+	s.Codec = sessionCodec{}
 	// No IdleTimeout: with one, scs rewrites the session row on every
 	// request, and on SQLite a long import holds the write lock, so page
 	// views would queue behind it. A session is written at login and logout
