@@ -203,12 +203,30 @@ type versionRow struct {
 func coverageVersions(ctx context.Context, q queryer, ids []int64) ([]versionRow, error) {
 	in, args := inInt64(ids)
 	var rows []versionRow
-	err := sqlx.SelectContext(ctx, q, &rows, q.Rebind(`SELECT r.id, r.trajectories, r.coverage_version,
-		COALESCE((SELECT MAX(c.id) FROM coverage_changes c WHERE c.run_id = r.id), 0) AS changes
-		FROM runs r WHERE r.id IN `+in+` ORDER BY r.id`), args...)
-	if err != nil {
+	if err := sqlx.SelectContext(ctx, q, &rows, q.Rebind(versionsSQL(in)), args...); err != nil {
 		return nil, storeErr("coverage version", err)
 	}
+	return checkVersions(rows, ids)
+}
+
+// versions is coverageVersions outside a transaction, prepared: the
+// coverage page reads it on every view.
+func (db *DB) versions(ctx context.Context, ids []int64) ([]versionRow, error) {
+	in, args := inInt64(ids)
+	var rows []versionRow
+	if err := db.selIn(ctx, &rows, len(ids), versionsSQL(in), args...); err != nil {
+		return nil, storeErr("coverage version", err)
+	}
+	return checkVersions(rows, ids)
+}
+
+func versionsSQL(in string) string {
+	return `SELECT r.id, r.trajectories, r.coverage_version,
+		COALESCE((SELECT MAX(c.id) FROM coverage_changes c WHERE c.run_id = r.id), 0) AS changes
+		FROM runs r WHERE r.id IN ` + in + ` ORDER BY r.id`
+}
+
+func checkVersions(rows []versionRow, ids []int64) ([]versionRow, error) {
 	if len(rows) != len(ids) {
 		for _, id := range ids {
 			if !slices.ContainsFunc(rows, func(r versionRow) bool { return r.ID == id }) {
@@ -307,7 +325,7 @@ func (db *DB) CoverageVersion(ctx context.Context, runIDs []int64) (string, erro
 	if err != nil {
 		return "", err
 	}
-	rows, err := coverageVersions(ctx, db.x, ids)
+	rows, err := db.versions(ctx, ids)
 	if err != nil {
 		return "", err
 	}
@@ -634,7 +652,7 @@ const viewSelect = `SELECT v.id, v.name, v.scale, v.depth, v.budget, v.method, v
 // views loads the views q selects and their runs.
 func (db *DB) views(ctx context.Context, op, q string, args ...any) ([]grounding.CoverageView, error) {
 	var rows []viewRow
-	if err := db.x.SelectContext(ctx, &rows, db.x.Rebind(q), args...); err != nil {
+	if err := db.selIn(ctx, &rows, len(args), q, args...); err != nil {
 		return nil, storeErr(op, err)
 	}
 	if len(rows) == 0 {
@@ -649,7 +667,7 @@ func (db *DB) views(ctx context.Context, op, q string, args ...any) ([]grounding
 		ViewID int64 `db:"view_id"`
 		RunID  int64 `db:"run_id"`
 	}
-	if err := db.x.SelectContext(ctx, &vr, db.x.Rebind(`SELECT view_id, run_id FROM coverage_view_runs WHERE view_id IN `+in+` ORDER BY run_id`), iargs...); err != nil {
+	if err := db.selIn(ctx, &vr, len(ids), `SELECT view_id, run_id FROM coverage_view_runs WHERE view_id IN `+in+` ORDER BY run_id`, iargs...); err != nil {
 		return nil, storeErr(op, err)
 	}
 	out := make([]grounding.CoverageView, len(rows))

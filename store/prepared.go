@@ -131,3 +131,18 @@ func (db *DB) sel(ctx context.Context, dest any, query string, args ...any) erro
 	}
 	return st.SelectContext(ctx, dest, args...)
 }
+
+// preparedIn is the longest IN list selIn prepares.
+const preparedIn = 8
+
+// selIn is sel for a query whose text grows with an IN list of n items:
+// prepared (planned once per connection) up to preparedIn items, which
+// bounds how many such statements each connection keeps; planned on every
+// call beyond. Unprepared, the coverage page's three small reads spent
+// 0.45 ms a view in Postgres' planner.
+func (db *DB) selIn(ctx context.Context, dest any, n int, query string, args ...any) error {
+	if n <= preparedIn {
+		return db.sel(ctx, dest, query, args...)
+	}
+	return db.x.SelectContext(ctx, dest, db.x.Rebind(query), args...)
+}
