@@ -27,10 +27,13 @@ type reviewStore interface {
 	SubmitNext(ctx context.Context, userID, itemID int64, v grounding.Verdict, note string, f grounding.QueueFilter, lease time.Duration) (grounding.SubmitResult, grounding.Claim, bool, error)
 	Skip(ctx context.Context, userID, itemID int64) error
 	Undo(ctx context.Context, userID, eventID int64, lease time.Duration) (grounding.VerdictEvent, error)
-	// LastUndoable returns grounding.ErrNotFound when there is nothing.
-	LastUndoable(ctx context.Context, userID int64) (grounding.VerdictEvent, error)
+	// Standing returns the user's progress in f and the verdict an undo
+	// would cancel (nil when none: ID, Ordinal, Kind and Verdict set).
+	Standing(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, *grounding.VerdictEvent, error)
 	AddNote(ctx context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error)
-	Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error)
+	// DecisionAt returns a trajectory's header and its decision at ordinal
+	// (grounding.ErrNotFound when either is missing).
+	DecisionAt(ctx context.Context, trajectoryID int64, ordinal int) (grounding.TrajectoryHeader, grounding.StoredDecision, error)
 	// NotesBy returns the user's notes on a decision, oldest first.
 	NotesBy(ctx context.Context, userID, trajectoryID int64, ordinal int) ([]grounding.VerdictEvent, error)
 	Run(ctx context.Context, id int64) (grounding.Run, error)
@@ -313,19 +316,11 @@ func (h *Review) screen(w http.ResponseWriter, r *http.Request, u grounding.User
 		}
 		p.Item = item
 	}
-	if err := h.progress(ctx, u, f, &p); err != nil {
-		h.fail(w, r, err)
-		return
+	runName := "" // the filter's run, named by the claimed item when there is one
+	if p.Item != nil {
+		runName = c.Item.RunName
 	}
-	last, err := h.store.LastUndoable(ctx, u.ID)
-	switch {
-	case err == nil:
-		label := string(last.Verdict) + " on decision " + strconv.Itoa(last.Ordinal+1)
-		if last.Kind == grounding.EventFinal {
-			label = "final " + label
-		}
-		p.Undo = &views.UndoForm{URL: "/review/undo", Event: strconv.FormatInt(last.ID, 10), Label: label}
-	case !errors.Is(err, grounding.ErrNotFound):
+	if err := h.progress(ctx, u, f, runName, &p); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -338,19 +333,31 @@ func (h *Review) screen(w http.ResponseWriter, r *http.Request, u grounding.User
 	render(w, r, status, page{title: "Review", section: "review", body: views.Review(p), fragment: views.Review(p)})
 }
 
-func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.QueueFilter, p *views.ReviewPage) error {
-	pr, err := h.store.Progress(ctx, u.ID, f)
+// progress fills in the progress figures and the undo offer (one read).
+// runName names f's run when the caller knows it; else it is read.
+func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.QueueFilter, runName string, p *views.ReviewPage) error {
+	pr, last, err := h.store.Standing(ctx, u.ID, f)
 	if err != nil {
 		return err
 	}
+	if last != nil {
+		label := string(last.Verdict) + " on decision " + strconv.Itoa(last.Ordinal+1)
+		if last.Kind == grounding.EventFinal {
+			label = "final " + label
+		}
+		p.Undo = &views.UndoForm{URL: "/review/undo", Event: strconv.FormatInt(last.ID, 10), Label: label}
+	}
 	over := "of " + count(pr.Items) + " queued items in all runs"
 	if f.RunID != 0 {
-		run, err := h.store.Run(ctx, f.RunID)
-		if err != nil {
-			return err
+		if runName == "" {
+			run, err := h.store.Run(ctx, f.RunID)
+			if err != nil {
+				return err
+			}
+			runName = run.Name
 		}
-		p.Filter.Label = strings.Replace(p.Filter.Label, "run "+strconv.FormatInt(f.RunID, 10), run.Name, 1)
-		over = "of " + count(pr.Items) + " queued items in " + run.Name
+		p.Filter.Label = strings.Replace(p.Filter.Label, "run "+strconv.FormatInt(f.RunID, 10), runName, 1)
+		over = "of " + count(pr.Items) + " queued items in " + runName
 	}
 	p.Progress = views.ReviewProgress{
 		Remaining: count(pr.Remaining) + " left",
@@ -369,17 +376,11 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 // marked for the page script to highlight, and why it was queued.
 func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFilter, c grounding.Claim) (*views.ReviewItem, error) {
 	it := c.Item
-	hd, err := h.store.Trajectory(ctx, it.TrajectoryID)
+	hd, d, err := h.store.DecisionAt(ctx, it.TrajectoryID, it.Ordinal)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := h.store.Decisions(ctx, it.TrajectoryID, it.Ordinal, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(ds) == 0 {
-		return nil, grounding.ErrNotFound
-	}
+	ds := []grounding.StoredDecision{d}
 	// The visible pane reaches back to the evidence of the arguments in
 	// question, so the page can highlight it instead of a "show" button:
 	// the window is read from there at once.

@@ -82,11 +82,20 @@ func (f *fakeAdjudication) Undo(_ context.Context, userID, eventID int64, _ time
 	}
 	return f.UndoFn(userID, eventID)
 }
-func (f *fakeAdjudication) LastUndoable(_ context.Context, userID int64) (grounding.VerdictEvent, error) {
-	if f.LastUndoableFn == nil {
-		f.missing("LastUndoable")
+// Standing is the store's definition over ProgressFn and LastUndoableFn.
+func (f *fakeAdjudication) Standing(_ context.Context, userID int64, q grounding.QueueFilter) (grounding.Progress, *grounding.VerdictEvent, error) {
+	if f.ProgressFn == nil || f.LastUndoableFn == nil {
+		f.missing("Standing")
 	}
-	return f.LastUndoableFn(userID)
+	p, err := f.ProgressFn(userID, q)
+	if err != nil {
+		return p, nil, err
+	}
+	last, err := f.LastUndoableFn(userID)
+	if errors.Is(err, grounding.ErrNotFound) {
+		return p, nil, nil
+	}
+	return p, &last, err
 }
 func (f *fakeAdjudication) AddNote(_ context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error) {
 	if f.AddNoteFn == nil {
@@ -105,6 +114,22 @@ func (f *fakeAdjudication) History(_ context.Context, tid int64, ord int) (groun
 		f.missing("History")
 	}
 	return f.HistoryFn(tid, ord)
+}
+
+// DecisionAt is the store's definition over TrajectoryFn and DecisionsFn.
+func (f *fakeAdjudication) DecisionAt(ctx context.Context, tid int64, ord int) (grounding.TrajectoryHeader, grounding.StoredDecision, error) {
+	hd, err := f.Trajectory(ctx, tid)
+	if err != nil {
+		return hd, grounding.StoredDecision{}, err
+	}
+	ds, err := f.Decisions(ctx, tid, ord, 1)
+	if err != nil {
+		return hd, grounding.StoredDecision{}, err
+	}
+	if len(ds) == 0 || ds[0].Ordinal != ord {
+		return hd, grounding.StoredDecision{}, grounding.ErrNotFound
+	}
+	return hd, ds[0], nil
 }
 
 // NotesBy is the store's definition over HistoryFn: the user's notes.

@@ -110,9 +110,12 @@ func (r headerRow) header() (grounding.TrajectoryHeader, error) {
 	return h, nil
 }
 
-const headerQuery = `SELECT ` + summaryColumns + `, r.name AS run_name, t.request, t.tools, t.hidden, t.meta, t.format,
-	t.checked_at, t.engine_version, t.profile, t.flow_reasons, t.violations
-	FROM trajectories t JOIN runs r ON r.id = t.run_id`
+const (
+	headerColumns = summaryColumns + `, r.name AS run_name, t.request, t.tools, t.hidden, t.meta, t.format,
+	t.checked_at, t.engine_version, t.profile, t.flow_reasons, t.violations`
+	headerFrom  = ` FROM trajectories t JOIN runs r ON r.id = t.run_id`
+	headerQuery = `SELECT ` + headerColumns + headerFrom
+)
 
 // Trajectories returns one page of a run's trajectories matching f, ordered
 // by ext id. Paging is keyset (ext_id > f.After), never OFFSET, and nothing
@@ -404,6 +407,39 @@ func (r decisionRow) decision() (grounding.StoredDecision, error) {
 		return d, fmt.Errorf("decision %d: decode evidence: %w", r.Ordinal, err)
 	}
 	return d, nil
+}
+
+// decisionAtQuery is headerQuery with the decision at an ordinal joined.
+var decisionAtQuery = func() string {
+	cols := strings.Split(decisionColumnsRead, ",")
+	for i, c := range cols {
+		cols[i] = "d." + strings.TrimSpace(c)
+	}
+	return `SELECT ` + headerColumns + `, ` + strings.Join(cols, ", ") + headerFrom +
+		` JOIN decisions d ON d.trajectory_id = t.id AND d.ordinal = ? WHERE t.id = ?`
+}()
+
+// DecisionAt returns a trajectory's header and its decision at ordinal in
+// one read, what the review screen shows of the claimed item (Trajectory
+// and Decisions are two); grounding.ErrNotFound when either is missing.
+func (db *DB) DecisionAt(ctx context.Context, trajectoryID int64, ordinal int) (grounding.TrajectoryHeader, grounding.StoredDecision, error) {
+	op := fmt.Sprintf("decision %d of trajectory %d", ordinal, trajectoryID)
+	var r struct {
+		headerRow
+		decisionRow
+	}
+	if err := db.get(ctx, &r, decisionAtQuery, ordinal, trajectoryID); err != nil {
+		return grounding.TrajectoryHeader{}, grounding.StoredDecision{}, storeErr(op, err)
+	}
+	h, err := r.header()
+	if err != nil {
+		return grounding.TrajectoryHeader{}, grounding.StoredDecision{}, fmt.Errorf("store: %s: %w", op, err)
+	}
+	d, err := r.decision()
+	if err != nil {
+		return grounding.TrajectoryHeader{}, grounding.StoredDecision{}, fmt.Errorf("store: %s: %w", op, err)
+	}
+	return h, d, nil
 }
 
 // Decisions returns up to limit decisions of the trajectory with ordinal >=

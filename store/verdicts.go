@@ -346,19 +346,6 @@ func (db *DB) NotesBy(ctx context.Context, userID, trajectoryID int64, ordinal i
 	return out, nil
 }
 
-// LastUndoable returns the user's latest verdict or final verdict that an
-// Undo would cancel, or grounding.ErrNotFound.
-func (db *DB) LastUndoable(ctx context.Context, userID int64) (grounding.VerdictEvent, error) {
-	var r eventRow
-	err := db.get(ctx, &r, eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
-		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
-		ORDER BY e.id DESC LIMIT 1`, userID, grounding.EventVerdict, grounding.EventFinal)
-	if err != nil {
-		return grounding.VerdictEvent{}, storeErr(fmt.Sprintf("last verdict of user %d", userID), err)
-	}
-	return r.event(), nil
-}
-
 // Finalize records a lead's final verdict, with its reason, on an item in
 // conflict, and settles it. The reason is required (grounding.ErrInvalid).
 // An item that is not in conflict is grounding.ErrNotConflict, unless it is
@@ -799,8 +786,26 @@ func (db *DB) Conflicts(ctx context.Context, f grounding.QueueFilter) ([]groundi
 // their verdicts since 00:00 UTC (undone ones excluded), the open items
 // matching f, and the queue items of f's run (every run when none) by state.
 func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error) {
-	op := fmt.Sprintf("progress of user %d", userID)
-	var p grounding.Progress
+	q, args := db.progressSQL(userID, f)
+	var r progressRow
+	err := db.get(ctx, &r, q, args...)
+	return r.progress(), storeErr(fmt.Sprintf("progress of user %d", userID), err)
+}
+
+type progressRow struct {
+	Mine      int `db:"mine"`
+	Remaining int `db:"remaining"`
+	Items     int `db:"items"`
+	Done      int `db:"done"`
+	Conflicts int `db:"conflicts"`
+}
+
+func (r progressRow) progress() grounding.Progress {
+	return grounding.Progress{MineToday: r.Mine, Remaining: r.Remaining, Items: r.Items, Done: r.Done, Conflicts: r.Conflicts}
+}
+
+// progressSQL is Progress's statement and its arguments.
+func (db *DB) progressSQL(userID int64, f grounding.QueueFilter) (string, []any) {
 	at := db.now()
 	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
 	where, fargs := queueWhere(f)
@@ -815,23 +820,46 @@ func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilte
 	args = append(args, fargs...)
 	args = append(args, grounding.QueueDone, grounding.QueueConflict)
 	args = append(args, runArgs...)
-	var r struct {
-		Mine      int `db:"mine"`
-		Remaining int `db:"remaining"`
-		Items     int `db:"items"`
-		Done      int `db:"done"`
-		Conflicts int `db:"conflicts"`
-	}
-	err := db.get(ctx, &r, `SELECT
+	return `SELECT
 		(SELECT COUNT(*) FROM verdict_events e WHERE e.user_id = ? AND e.created_at >= ? AND e.kind IN (?, ?)
 			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)) AS mine,
-		COUNT(*) FILTER (WHERE q.state = ?`+and(where)+`) AS remaining,
+		COUNT(*) FILTER (WHERE q.state = ?` + and(where) + `) AS remaining,
 		COUNT(*) AS items,
 		COUNT(*) FILTER (WHERE q.state = ?) AS done,
 		COUNT(*) FILTER (WHERE q.state = ?) AS conflicts
-		FROM queue_items q WHERE 1 = 1`+run, args...)
-	p = grounding.Progress{MineToday: r.Mine, Remaining: r.Remaining, Items: r.Items, Done: r.Done, Conflicts: r.Conflicts}
-	return p, storeErr(op, err)
+		FROM queue_items q WHERE 1 = 1` + run, args
+}
+
+// Standing is the user's Progress and the latest verdict or final verdict
+// an Undo would cancel, in one read: the review screen shows both on every
+// view, and each statement costs a round trip. last is nil when nothing can
+// be undone; of it, ID, ItemID, Ordinal, Kind and Verdict are set (what the
+// undo offer shows).
+func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilter) (p grounding.Progress, last *grounding.VerdictEvent, err error) {
+	pq, args := db.progressSQL(userID, f)
+	args = append(args, userID, grounding.EventVerdict, grounding.EventFinal)
+	var r struct {
+		progressRow
+		LastID      sql.NullInt64  `db:"last_id"`
+		LastItem    sql.NullInt64  `db:"last_item"`
+		LastOrdinal sql.NullInt64  `db:"last_ordinal"`
+		LastKind    sql.NullString `db:"last_kind"`
+		LastVerdict sql.NullString `db:"last_verdict"`
+	}
+	err = db.get(ctx, &r, `SELECT p.mine, p.remaining, p.items, p.done, p.conflicts,
+		l.id AS last_id, l.item_id AS last_item, l.ordinal AS last_ordinal, l.kind AS last_kind, l.verdict AS last_verdict
+		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
+			WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
+			ORDER BY e.id DESC LIMIT 1) l ON 1 = 1`, args...)
+	if err != nil {
+		return p, nil, storeErr(fmt.Sprintf("standing of user %d", userID), err)
+	}
+	if r.LastID.Valid {
+		last = &grounding.VerdictEvent{ID: r.LastID.Int64, ItemID: r.LastItem.Int64, Ordinal: int(r.LastOrdinal.Int64),
+			UserID: userID, Kind: r.LastKind.String, Verdict: grounding.Verdict(r.LastVerdict.String)}
+	}
+	return r.progress(), last, nil
 }
 
 // Agreement returns the agreement of the annotators of a run (every run

@@ -268,6 +268,7 @@ func testQueueFilters(t *testing.T, db *store.DB) {
 		if p.Remaining != c.want || p.Items != items || p.Done != 0 || p.Conflicts != 0 || p.MineToday != 0 {
 			t.Errorf("%s: progress %+v; want %d remaining of %d items", c.name, p, c.want, items)
 		}
+		checkStanding(t, db, grounding.User{}, c.f)
 	}
 	// Next follows the filter too.
 	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
@@ -570,6 +571,23 @@ func testSkipAndNotes(t *testing.T, db *store.DB) {
 	}
 }
 
+// checkStanding checks that Standing's progress is Progress's, and
+// returns the event it offers to undo (zero for none).
+func checkStanding(t *testing.T, db *store.DB, u grounding.User, f grounding.QueueFilter) grounding.VerdictEvent {
+	t.Helper()
+	p, last, err := db.Standing(ctx, u.ID, f)
+	if err != nil {
+		t.Fatalf("Standing: %v", err)
+	}
+	if want, err := db.Progress(ctx, u.ID, f); err != nil || p != want {
+		t.Errorf("Standing progress = %+v, Progress = %+v, %v", p, want, err)
+	}
+	if last == nil {
+		return grounding.VerdictEvent{}
+	}
+	return *last
+}
+
 func testUndo(t *testing.T, db *store.DB) {
 	run := adjPool(t, db, "adj", 3)
 	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
@@ -577,6 +595,9 @@ func testUndo(t *testing.T, db *store.DB) {
 
 	_, err := db.Undo(ctx, ann.ID, 0, 0)
 	wantErr(t, "Undo with nothing done", err, grounding.ErrNothingToUndo)
+	if e := checkStanding(t, db, ann, f); e.ID != 0 {
+		t.Errorf("last undoable before any verdict = %+v", e)
+	}
 
 	c1 := mustNext(t, db, ann, f)
 	r1 := mustSubmit(t, db, ann, c1.Item.ID, grounding.VerdictPass)
@@ -586,9 +607,9 @@ func testUndo(t *testing.T, db *store.DB) {
 	if p, _ := db.Progress(ctx, ann.ID, f); p.MineToday != 2 || p.Done != 2 {
 		t.Errorf("progress before undo = %+v", p)
 	}
-	last, err := db.LastUndoable(ctx, ann.ID)
-	if err != nil || last.ID != r2.Event.ID {
-		t.Fatalf("LastUndoable = %+v, %v; want event %d", last, err, r2.Event.ID)
+	if e := checkStanding(t, db, ann, f); e.ID != r2.Event.ID || e.ItemID != c2.Item.ID || e.Ordinal != c2.Item.Ordinal ||
+		e.Kind != grounding.EventVerdict || e.Verdict != grounding.VerdictFail {
+		t.Fatalf("Standing offers %+v; want the fail on item %d (event %d)", e, c2.Item.ID, r2.Event.ID)
 	}
 
 	u, err := db.Undo(ctx, ann.ID, r2.Event.ID, 0)
@@ -614,6 +635,9 @@ func testUndo(t *testing.T, db *store.DB) {
 	if p, _ := db.Progress(ctx, ann.ID, f); p.MineToday != 1 || p.Done != 1 {
 		t.Errorf("progress after undo = %+v; want mine 1, done 1", p)
 	}
+	if e := checkStanding(t, db, ann, f); e.ID != r1.Event.ID {
+		t.Errorf("after the undo Standing offers %+v, want the first verdict %d", e, r1.Event.ID)
+	}
 	// The same undo again (a double press, a stale tab) records nothing.
 	_, err = db.Undo(ctx, ann.ID, r2.Event.ID, 0)
 	wantErr(t, "Undo of an undone event", err, grounding.ErrNothingToUndo)
@@ -624,6 +648,9 @@ func testUndo(t *testing.T, db *store.DB) {
 	}
 	if _, err := db.Undo(ctx, ann.ID, 0, 0); err != nil { // then r1
 		t.Fatal(err)
+	}
+	if e := checkStanding(t, db, ann, f); e.ID != 0 {
+		t.Errorf("with every verdict undone Standing offers %+v", e)
 	}
 	d1 := decisionOf(t, db, c1.Item)
 	if d1.HumanVerdict != "" || d1.Mask != 0 {
@@ -721,6 +748,9 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 		t.Errorf("finalized decision = %+v", d)
 	}
 	checkCounters(t, db, run.ID)
+	if e := checkStanding(t, db, lea, f); e.ID != fr.Event.ID || e.Kind != grounding.EventFinal || e.Verdict != grounding.VerdictFail {
+		t.Errorf("the lead is offered to undo %+v, want the final verdict %d", e, fr.Event.ID)
+	}
 	// An annotator cannot undo under a final verdict; the lead can.
 	_, err = db.Undo(ctx, ann.ID, 0, 0)
 	wantErr(t, "annotator Undo under a final verdict", err, grounding.ErrFinalized)

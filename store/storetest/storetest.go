@@ -1000,6 +1000,18 @@ func testDecisionWindows(t *testing.T, db *store.DB) {
 			t.Errorf("Decisions(%d, %d) = %+v, %v; want %+v", tt.from, tt.limit, got, err, tt.want)
 		}
 	}
+	// DecisionAt reads the header and one decision at once: the same as
+	// Trajectory and Decisions(ordinal, 1).
+	for _, d := range all {
+		hd, got, err := db.DecisionAt(ctx, h.ID, d.Ordinal)
+		if err != nil || canonJSON(t, mustJSON(t, got)) != canonJSON(t, mustJSON(t, d)) || canonJSON(t, mustJSON(t, hd)) != canonJSON(t, mustJSON(t, h)) {
+			t.Errorf("DecisionAt(%d) = %+v, %+v, %v; want %+v, %+v", d.Ordinal, hd, got, err, h, d)
+		}
+	}
+	_, _, err = db.DecisionAt(ctx, h.ID, len(all))
+	wantErr(t, "DecisionAt(past the last decision)", err, grounding.ErrNotFound)
+	_, _, err = db.DecisionAt(ctx, h.ID+1000, 0)
+	wantErr(t, "DecisionAt(unknown trajectory)", err, grounding.ErrNotFound)
 }
 
 func testNotFound(t *testing.T, db *store.DB) {
