@@ -82,6 +82,7 @@ func (f *fakeAdjudication) Undo(_ context.Context, userID, eventID int64, _ time
 	}
 	return f.UndoFn(userID, eventID)
 }
+
 // Standing is the store's definition over ProgressFn and LastUndoableFn.
 func (f *fakeAdjudication) Standing(_ context.Context, userID int64, q grounding.QueueFilter) (grounding.Progress, *grounding.VerdictEvent, error) {
 	if f.ProgressFn == nil || f.LastUndoableFn == nil {
