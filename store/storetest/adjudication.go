@@ -118,6 +118,7 @@ func checkCounters(t *testing.T, db *store.DB, runID int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	withVerdict := map[grounding.Verdict][]string{} // the run page's verdict filter, from the decisions
 	for _, s := range page.Rows {
 		ds, err := db.Decisions(ctx, s.ID, 0, 0)
 		if err != nil {
@@ -139,6 +140,11 @@ func checkCounters(t *testing.T, db *store.DB, runID int64) {
 			own.Supervised += d.Mask
 		}
 		own.Certified = s.Success && s.WorkflowOK && own.Supervised > 0
+		for v, n := range map[grounding.Verdict]int{grounding.VerdictPass: own.Pass, grounding.VerdictFail: own.Fail, grounding.VerdictAmbiguous: own.Ambiguous} {
+			if n > 0 {
+				withVerdict[v] = append(withVerdict[v], s.ExtID)
+			}
+		}
 		if own.Pass != s.Pass || own.Fail != s.Fail || own.Ambiguous != s.Ambiguous || own.Queued != s.Queued ||
 			own.Supervised != s.Supervised || own.Certified != s.Certified {
 			t.Errorf("trajectory %s counters = %d/%d/%d queued %d supervised %d certified %v; decisions say %d/%d/%d, %d, %d, %v",
@@ -152,6 +158,19 @@ func checkCounters(t *testing.T, db *store.DB, runID int64) {
 		want.Supervised += own.Supervised
 		if own.Certified {
 			want.Certified++
+		}
+	}
+	for _, v := range []grounding.Verdict{grounding.VerdictPass, grounding.VerdictFail, grounding.VerdictAmbiguous} {
+		got, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: runID, Verdict: string(v), Limit: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range got.Rows {
+			ids = append(ids, s.ExtID)
+		}
+		if !slices.Equal(ids, withVerdict[v]) {
+			t.Errorf("trajectories with a %s decision = %q; the decisions say %q", v, ids, withVerdict[v])
 		}
 	}
 	if run.Pass != want.Pass || run.Fail != want.Fail || run.Ambiguous != want.Ambiguous || run.Queued != want.Queued ||
