@@ -101,14 +101,18 @@ func (r itemRow) item() (grounding.QueueItem, error) {
 // the decision's evidence it reads only the arguments in question
 // (decisions.question, migration 00012): decoding all of it had been 40% of
 // the queue page's CPU.
-const itemSelect = `SELECT q.id, q.run_id, q.trajectory_id, q.ordinal, q.source, q.why, q.priority, q.required,
+const (
+	itemSelect  = `SELECT ` + itemColumns + itemFrom
+	itemColumns = `q.id, q.run_id, q.trajectory_id, q.ordinal, q.source, q.why, q.priority, q.required,
 	q.state, q.created_at, r.name AS run_name, t.ext_id, t.domain, d.tool, d.question, d.human_verdict,
 	(SELECT COUNT(*) FROM claims c WHERE c.item_id = q.id AND c.verdict <> '') AS n_verdicts,
-	(SELECT COUNT(*) FROM claims c WHERE c.item_id = q.id AND c.verdict = '' AND c.skipped = ? AND c.expires_at > ?) AS n_holders
+	(SELECT COUNT(*) FROM claims c WHERE c.item_id = q.id AND c.verdict = '' AND c.skipped = ? AND c.expires_at > ?) AS n_holders`
+	itemFrom = `
 	FROM queue_items q
 	JOIN runs r ON r.id = q.run_id
 	JOIN trajectories t ON t.id = q.trajectory_id
 	JOIN decisions d ON d.trajectory_id = q.trajectory_id AND d.ordinal = q.ordinal`
+)
 
 // pageSelect reads a page of queue items as itemSelect does, but picks the
 // page first and counts its claims in one grouped read: the two counting
@@ -318,21 +322,28 @@ func (db *DB) Next(ctx context.Context, userID int64, f grounding.QueueFilter, l
 // commit per view.)
 func (db *DB) held(ctx context.Context, userID int64, f grounding.QueueFilter, at time.Time, lease time.Duration) (grounding.Claim, bool, error) {
 	fwhere, fargs := queueWhere(f)
-	var mine []claimFit
-	args := append([]any{grounding.QueueOpen, dbTime{at}}, fargs...)
+	var mine []struct {
+		itemRow
+		ClaimedAt dbTime `db:"claim_claimed_at"`
+		ExpiresAt dbTime `db:"claim_expires_at"`
+		Fits      bool   `db:"fits"`
+	}
+	// The user's open claims with their items, in one read (the claims and
+	// then the item were two round trips of every review view).
+	args := append([]any{false, dbTime{at}, grounding.QueueOpen, dbTime{at}}, fargs...)
 	args = append(args, userID, false)
-	if err := db.sel(ctx, &mine, mineSQL(fwhere), args...); err != nil {
+	if err := db.sel(ctx, &mine, `SELECT `+itemColumns+`, c.claimed_at AS claim_claimed_at, c.expires_at AS claim_expires_at,
+		(q.state = ? AND c.expires_at > ?`+and(fwhere)+`) AS fits`+itemFrom+`
+		JOIN claims c ON c.item_id = q.id
+		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ?
+		ORDER BY c.claimed_at, c.item_id`, args...); err != nil {
 		return grounding.Claim{}, false, err
 	}
 	if len(mine) != 1 || !mine[0].Fits || mine[0].ExpiresAt.Time.Sub(at) <= lease-renewEvery(lease) {
 		return grounding.Claim{}, false, nil
 	}
 	m := mine[0]
-	var r itemRow
-	if err := db.get(ctx, &r, itemSelect+` WHERE q.id = ?`, false, dbTime{at}, m.ItemID); err != nil {
-		return grounding.Claim{}, false, err
-	}
-	it, err := r.item()
+	it, err := m.item()
 	if err != nil {
 		return grounding.Claim{}, false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -320,7 +321,8 @@ func testClaimAndVerdict(t *testing.T, db *store.DB) {
 	}
 	// A reload moments later returns the same claim; the lease stands.
 	clock.Advance(10 * time.Second)
-	if soon := mustNext(t, db, ann, f); soon.Item.ID != c.Item.ID || !soon.ExpiresAt.Equal(c.ExpiresAt) {
+	if soon := mustNext(t, db, ann, f); soon.Item.ID != c.Item.ID || !soon.ExpiresAt.Equal(c.ExpiresAt) ||
+		!reflect.DeepEqual(soon.Item, c.Item) || !soon.ClaimedAt.Equal(c.ClaimedAt) {
 		t.Errorf("Next 10 s later = item %d expires %v; want item %d, lease unchanged (%v)", soon.Item.ID, soon.ExpiresAt, c.Item.ID, c.ExpiresAt)
 	}
 	// Asking again a minute after the claim returns it renewed.
