@@ -111,14 +111,38 @@ func crossOrigin(log *slog.Logger) func(http.Handler) http.Handler {
 	return cop.Handler
 }
 
-// loadUser puts the session's user, if any, into the request context. A
-// session whose user no longer exists is treated as logged out.
+// roomForSessionUser lets the session lookup that follows read the
+// session's user in the same statement (store.SessionStore).
+func roomForSessionUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(store.WithSessionUser(r.Context())))
+	})
+}
+
+// sessionUserID is the signed-in user's id in a session's stored data (0
+// for none), for the session store to keep beside it.
+func sessionUserID(data []byte) int64 {
+	_, values, err := sessionCodec{}.Decode(data)
+	if err != nil {
+		return 0
+	}
+	id, _ := values[handlers.SessionUserID].(int64)
+	return id
+}
+
+// loadUser puts the session's user, if any, into the request context: the
+// one read with the session when it is the session's user, else read now.
+// A session whose user no longer exists is treated as logged out.
 func loadUser(log *slog.Logger, db *store.DB, sessions *scs.SessionManager) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id := sessions.GetInt64(r.Context(), handlers.SessionUserID)
 			if id == 0 {
 				next.ServeHTTP(w, r)
+				return
+			}
+			if u, ok := store.SessionUser(r.Context()); ok && u.ID == id {
+				next.ServeHTTP(w, r.WithContext(handlers.WithUser(r.Context(), u)))
 				return
 			}
 			u, err := db.User(r.Context(), id)

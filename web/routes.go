@@ -95,7 +95,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	})
 
 	r.Group(func(r chi.Router) {
-		r.Use(noStore, pages, sessions.LoadAndSave, loadUser(log, db, sessions))
+		r.Use(noStore, pages, roomForSessionUser, sessions.LoadAndSave, loadUser(log, db, sessions))
 		r.Get("/login", auth.LoginForm)
 		r.Post("/login", auth.Login)
 		r.Post("/logout", auth.Logout)

@@ -83,7 +83,7 @@ func NewHandler(cfg Config, db *store.DB, imp ImportFiler) (http.Handler, error)
 // a store interface the database implements for both dialects.
 func newSessions(cfg Config, db *store.DB) *scs.SessionManager {
 	s := scs.New()
-	s.Store = db.SessionStore()
+	s.Store = db.SessionStore(sessionUserID)
 	s.Codec = sessionCodec{}
 	// No IdleTimeout: with one, scs rewrites the session row on every
 	// request, and on SQLite a long import holds the write lock, so page

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/alexedwards/scs/v2"
 	"golang.org/x/crypto/bcrypt"
 
 	"groundwork/grounding"
@@ -298,3 +299,39 @@ func parse(t *testing.T, body string) *goquery.Document {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestSessionCarriesItsUser: logging in keeps the user's id beside the
+// session, so every later request reads its user with the session (one
+// statement), and that user is the one who logged in.
+func TestSessionCarriesItsUser(t *testing.T) {
+	a := startApp(t)
+	c := a.client()
+	a.login(c, "rita")
+	u, _ := url.Parse(a.url)
+	var token string
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == "groundwork_session" {
+			token = ck.Value
+		}
+	}
+	if token == "" {
+		t.Fatal("no session cookie")
+	}
+	ctx := store.WithSessionUser(context.Background())
+	if _, found, err := a.db.SessionStore(nil).(scs.CtxStore).FindCtx(ctx, token); err != nil || !found {
+		t.Fatalf("FindCtx = %v, %v", found, err)
+	}
+	if got, ok := store.SessionUser(ctx); !ok || got.Name != "rita" || got.Role != grounding.RoleResearcher {
+		t.Errorf("the session carries %+v, %v; want rita", got, ok)
+	}
+	if resp, _ := a.do(c, "GET", "/runs", nil, nil); resp.StatusCode != 200 {
+		t.Errorf("GET /runs = %d", resp.StatusCode)
+	}
+	// Logging out forgets the session, and its user with it.
+	if resp, _ := a.do(c, "POST", "/logout", nil, a.sameOrigin(nil)); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("logout = %d", resp.StatusCode)
+	}
+	if _, found, _ := a.db.SessionStore(nil).(scs.CtxStore).FindCtx(store.WithSessionUser(context.Background()), token); found {
+		t.Error("the session outlived the logout")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"iter"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"UserSetPassword", testUserSetPassword},
 		{"Sessions", testSessions},
 		{"SessionExpiry", testSessionExpiry},
+		{"SessionUser", testSessionUser},
 		{"ImportRoundTrip", testImportRoundTrip},
 		{"ImportAllOrNothing", testImportAllOrNothing},
 		{"ImportAllOrNothingAfterFlush", testImportAllOrNothingAfterFlush},
@@ -283,7 +285,7 @@ func testUserSetPassword(t *testing.T, db *store.DB) {
 }
 
 func testSessions(t *testing.T, db *store.DB) {
-	s := db.SessionStore()
+	s := db.SessionStore(nil)
 	if _, ok := s.(scs.CtxStore); !ok {
 		t.Errorf("SessionStore() %T does not implement scs.CtxStore", s)
 	}
@@ -321,8 +323,65 @@ func testSessions(t *testing.T, db *store.DB) {
 	}
 }
 
+// testSessionUser: a session's lookup reads its user's current row in the
+// same statement, for a context with room for it.
+func testSessionUser(t *testing.T, db *store.DB) {
+	ann, err := db.CreateUser(ctx, "ann", grounding.RoleAnnotator, []byte("hash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The data names its user as the web layer's codec would; here, plainly.
+	s := db.SessionStore(func(b []byte) int64 {
+		id, _ := strconv.ParseInt(strings.TrimPrefix(string(b), "user="), 10, 64)
+		return id
+	}).(scs.CtxStore)
+	exp := time.Now().Add(time.Hour)
+	if err := s.CommitCtx(ctx, "signed-in", []byte("user="+strconv.FormatInt(ann.ID, 10)), exp); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitCtx(ctx, "anonymous", []byte("nobody"), exp); err != nil {
+		t.Fatal(err)
+	}
+	find := func(token string) (grounding.User, bool) {
+		t.Helper()
+		rctx := store.WithSessionUser(ctx)
+		if _, found, err := s.FindCtx(rctx, token); err != nil || !found {
+			t.Fatalf("FindCtx(%s) = %v, %v", token, found, err)
+		}
+		return store.SessionUser(rctx)
+	}
+	want, _ := db.User(ctx, ann.ID)
+	if u, ok := find("signed-in"); !ok || !reflect.DeepEqual(u, want) {
+		t.Errorf("session user = %+v, %v; want %+v", u, ok, want)
+	}
+	if u, ok := find("anonymous"); ok {
+		t.Errorf("a session without a user found %+v", u)
+	}
+	// The row is read on every lookup: a change to the account shows at once.
+	if err := db.SetPassword(ctx, ann.ID, []byte("new hash")); err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := find("signed-in"); !ok || string(u.PasswordHash) != "new hash" {
+		t.Errorf("after the password change the session user = %+v, %v", u, ok)
+	}
+	// Without room in the context, nothing is kept; the data is the same.
+	if b, found, err := s.FindCtx(ctx, "signed-in"); err != nil || !found || string(b) != "user="+strconv.FormatInt(ann.ID, 10) {
+		t.Errorf("FindCtx without room = %q, %v, %v", b, found, err)
+	}
+	if _, ok := store.SessionUser(ctx); ok {
+		t.Error("SessionUser without room found a user")
+	}
+	// A session of an account that no longer exists finds no user.
+	if err := s.CommitCtx(ctx, "gone", []byte("user=987654"), exp); err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := find("gone"); ok {
+		t.Errorf("a session of a missing account found %+v", u)
+	}
+}
+
 func testSessionExpiry(t *testing.T, db *store.DB) {
-	s := db.SessionStore()
+	s := db.SessionStore(nil)
 	if err := s.Commit("old", []byte("x"), time.Now().Add(-time.Second)); err != nil {
 		t.Fatal(err)
 	}
