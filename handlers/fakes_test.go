@@ -28,7 +28,7 @@ type fakeStore struct {
 	MessagesFn      func(id int64, from, to int) ([]grounding.Message, error)
 	VisibleBeforeFn func(id int64, before, limit int) ([]grounding.Message, int, error)
 	HiddenBeforeFn  func(id int64, before int) ([]grounding.Message, error)
-	WindowFn        func(id int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error)
+	WindowFn        func(id int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error)
 	DecisionsFn     func(id int64, from, limit int) ([]grounding.StoredDecision, error)
 	UserByNameFn    func(name string) (grounding.User, error)
 	PingFn          func() error
@@ -88,11 +88,11 @@ func (f *fakeStore) HiddenBefore(_ context.Context, id int64, before int) ([]gro
 	}
 	return f.HiddenBeforeFn(id, before)
 }
-func (f *fakeStore) MessageWindow(_ context.Context, id int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error) {
+func (f *fakeStore) MessageWindow(_ context.Context, id int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error) {
 	if f.WindowFn == nil {
 		f.missing("MessageWindow")
 	}
-	return f.WindowFn(id, shown, first, reach, hi, hiddenTo)
+	return f.WindowFn(id, shown, first, reach, hi, hiddenTo, span)
 }
 func (f *fakeStore) Decisions(_ context.Context, id int64, from, limit int) ([]grounding.StoredDecision, error) {
 	if f.DecisionsFn == nil {

@@ -81,8 +81,8 @@ func trajectoryStore(t *testing.T, tr *grounding.Trajectory) *fakeStore {
 			}
 			return out, nil
 		},
-		WindowFn: func(_ int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error) {
-			return window(tr, shown, first, reach, hi, hiddenTo), nil
+		WindowFn: func(_ int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error) {
+			return window(tr, shown, first, reach, hi, hiddenTo, span), nil
 		},
 		DecisionsFn: func(_ int64, from, limit int) ([]grounding.StoredDecision, error) {
 			if from >= len(ds) {
@@ -94,7 +94,7 @@ func trajectoryStore(t *testing.T, tr *grounding.Trajectory) *fakeStore {
 }
 
 // window is store.MessageWindow by its definition, over tr in memory.
-func window(tr *grounding.Trajectory, shown, first, reach, hi, hiddenTo int) grounding.MessageWindow {
+func window(tr *grounding.Trajectory, shown, first, reach, hi, hiddenTo, span int) grounding.MessageWindow {
 	vis := grounding.VisibleBefore(tr, first)
 	w := grounding.MessageWindow{}
 	if len(vis) >= shown {
@@ -109,7 +109,7 @@ func window(tr *grounding.Trajectory, shown, first, reach, hi, hiddenTo int) gro
 		if !hidden && i < w.Lo {
 			w.Earlier++
 		}
-		if i >= w.Lo && i <= hi {
+		if i >= w.Lo && i <= hi && hi-w.Lo < span {
 			w.Range = append(w.Range, m)
 		}
 		if hidden && i < hiddenTo {

@@ -666,9 +666,9 @@ func TestReviewReachesBackToEvidence(t *testing.T) {
 	f.HistoryFn = func(int64, int) (grounding.DecisionHistory, error) { return grounding.DecisionHistory{}, nil }
 	var windows int
 	window := st.WindowFn
-	st.WindowFn = func(id int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error) {
+	st.WindowFn = func(id int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error) {
 		windows++
-		return window(id, shown, first, reach, hi, hiddenTo)
+		return window(id, shown, first, reach, hi, hiddenTo, span)
 	}
 	st.MessagesFn, st.VisibleBeforeFn, st.HiddenBeforeFn = nil, nil, nil // one window read, nothing else
 

@@ -30,8 +30,9 @@ type trajectoryReader interface {
 	// MessageWindow reads what a page of decisions shows in one go: the
 	// messages from the last shown visible ones before index first (or from
 	// reach, when reach >= 0 is earlier) to index hi, the visible count
-	// before those, and the hidden messages before index hiddenTo.
-	MessageWindow(ctx context.Context, trajectoryID int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error)
+	// before those, and the hidden messages before index hiddenTo; the
+	// range only when hi - Lo < span.
+	MessageWindow(ctx context.Context, trajectoryID int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error)
 	// Decisions returns up to limit decisions with ordinal >= from.
 	Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.StoredDecision, error)
 }
@@ -293,7 +294,7 @@ func (h *Trajectories) windowFrom(ctx context.Context, id int64, ds []grounding.
 			hi = max(hi, d.Observation)
 		}
 	}
-	mw, err := h.store.MessageWindow(ctx, id, visibleShown, first.Message, reach, hi, last.Message)
+	mw, err := h.store.MessageWindow(ctx, id, visibleShown, first.Message, reach, hi, last.Message, maxSpan)
 	if err != nil {
 		return nil, err
 	}

@@ -326,16 +326,20 @@ func (db *DB) HiddenBefore(ctx context.Context, trajectoryID int64, before int) 
 // shown-th visible message before the first decision, 0 when there
 // are fewer, or the reach asked for when that is earlier) and counts the
 // visible messages before it once; the join then reads the range and the
-// hidden messages before it by the primary key (trajectory_id, idx).
+// hidden messages before it by the primary key (trajectory_id, idx); it is
+// an outer join so that Lo and the count arrive when no message is read.
 func windowSelect(shown int) string {
 	return `WITH b AS MATERIALIZED (
 	SELECT w.lo, (SELECT COUNT(*) FROM messages c WHERE c.trajectory_id = ? AND c.hidden = ? AND c.idx < w.lo) AS earlier
 	FROM (SELECT CASE WHEN ? >= 0 AND ? < v.lo THEN ? ELSE v.lo END AS lo
 		FROM (SELECT COALESCE((SELECT idx FROM messages WHERE trajectory_id = ? AND hidden = ? AND idx < ?
 			ORDER BY idx DESC LIMIT 1 OFFSET ` + strconv.Itoa(shown-1) + `), 0) AS lo) v) w)
-SELECT b.lo AS window_lo, b.earlier AS window_earlier, m.idx, m.role, m.content, m.content_null, m.tool_calls,
-	m.tool_call_id, m.name, m.is_error, m.hidden, m.hidden_kind
-	FROM b JOIN messages m ON m.trajectory_id = ? AND m.idx <= ? AND (m.idx >= b.lo OR (m.hidden = ? AND m.idx < ?))
+SELECT b.lo AS window_lo, b.earlier AS window_earlier, COALESCE(m.idx, -1) AS idx, COALESCE(m.role, '') AS role,
+	COALESCE(m.content, '') AS content, COALESCE(m.content_null, ?) AS content_null, m.tool_calls,
+	COALESCE(m.tool_call_id, '') AS tool_call_id, COALESCE(m.name, '') AS name, COALESCE(m.is_error, ?) AS is_error,
+	COALESCE(m.hidden, ?) AS hidden, COALESCE(m.hidden_kind, '') AS hidden_kind
+	FROM b LEFT JOIN messages m ON m.trajectory_id = ? AND m.idx <= ?
+		AND ((m.idx >= b.lo AND ? - b.lo < ?) OR (m.hidden = ? AND m.idx < ?))
 	ORDER BY m.idx`
 }
 
@@ -348,17 +352,21 @@ type windowRow struct {
 // MessageWindow reads, in one statement, the messages a page of decisions
 // shows: from the last shown (>= 1) visible messages before index first (or
 // from reach, when reach >= 0 is earlier) up to index hi, and the hidden
-// messages before index hiddenTo. The page's five reads (the visible
+// messages before index hiddenTo. The range is read only when it is
+// narrower than span messages (hi - Lo < span); a wider one is left out
+// (Range nil, Lo and Earlier set), for the caller to read what it needs of
+// it, instead of hundreds of long observations it would not show. The page's five reads (the visible
 // messages before, their count, the range, the hidden ones) were five round
 // trips, a third of the review screen's.
-func (db *DB) MessageWindow(ctx context.Context, trajectoryID int64, shown, first, reach, hi, hiddenTo int) (grounding.MessageWindow, error) {
+func (db *DB) MessageWindow(ctx context.Context, trajectoryID int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error) {
 	op := fmt.Sprintf("messages %d..%d of trajectory %d", first, hi, trajectoryID)
 	var rows []windowRow
 	if err := db.sel(ctx, &rows, windowSelect(max(shown, 1)),
 		trajectoryID, false,
 		reach, reach, reach,
 		trajectoryID, false, first,
-		trajectoryID, hi, true, hiddenTo); err != nil {
+		false, false, false,
+		trajectoryID, hi, hi, span, true, hiddenTo); err != nil {
 		return grounding.MessageWindow{}, storeErr(op, err)
 	}
 	w := grounding.MessageWindow{Lo: first}
@@ -366,11 +374,14 @@ func (db *DB) MessageWindow(ctx context.Context, trajectoryID int64, shown, firs
 		w.Lo, w.Earlier = rows[0].Lo, rows[0].Earlier
 	}
 	for _, r := range rows {
+		if r.Idx < 0 {
+			continue // the outer join's row when no message is read
+		}
 		m, err := r.message()
 		if err != nil {
 			return grounding.MessageWindow{}, fmt.Errorf("store: %s: %w", op, err)
 		}
-		if m.Index >= w.Lo {
+		if m.Index >= w.Lo && hi-w.Lo < span {
 			w.Range = append(w.Range, m)
 		}
 		if r.Hidden && m.Index < hiddenTo {

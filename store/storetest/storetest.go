@@ -1020,12 +1020,18 @@ func testMessageWindows(t *testing.T, db *store.DB) {
 							hid = append(hid, i)
 						}
 					}
-					what := fmt.Sprintf("MessageWindow(shown %d, first %d, reach %d, hi %d, hiddenTo %d)", shown, first, reach, hi, hiddenTo)
-					w, err := db.MessageWindow(ctx, id, shown, first, reach, hi, hiddenTo)
-					checkMessages(t, what+" range", w.Range, err, wantMessages(t, tr, span(lo, min(hi+1, len(tr.Messages)))...))
-					checkMessages(t, what+" hidden", w.Hidden, err, wantMessages(t, tr, hid...))
-					if w.Lo != lo || w.Earlier != earlier {
-						t.Errorf("%s: Lo %d, Earlier %d; want %d, %d", what, w.Lo, w.Earlier, lo, earlier)
+					for _, width := range []int{100, 4} {
+						what := fmt.Sprintf("MessageWindow(shown %d, first %d, reach %d, hi %d, hiddenTo %d, span %d)", shown, first, reach, hi, hiddenTo, width)
+						w, err := db.MessageWindow(ctx, id, shown, first, reach, hi, hiddenTo, width)
+						var want []int // a range as wide as span is left out
+						if hi-lo < width {
+							want = span(lo, min(hi+1, len(tr.Messages)))
+						}
+						checkMessages(t, what+" range", w.Range, err, wantMessages(t, tr, want...))
+						checkMessages(t, what+" hidden", w.Hidden, err, wantMessages(t, tr, hid...))
+						if w.Lo != lo || w.Earlier != earlier {
+							t.Errorf("%s: Lo %d, Earlier %d; want %d, %d", what, w.Lo, w.Earlier, lo, earlier)
+						}
 					}
 				}
 			}
