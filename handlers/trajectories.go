@@ -318,7 +318,7 @@ func (h *Trajectories) windowFrom(ctx context.Context, id int64, ds []grounding.
 // msg and how many visible messages precede lo. The window must have been
 // read reaching back to lo (windowFrom); ok is false when it was not.
 func (w *decisionWindow) since(lo, msg int) (vis []grounding.Message, earlier int, ok bool) {
-	if w.sorted == nil || len(w.sorted) == 0 || w.sorted[0].Index > lo {
+	if len(w.sorted) == 0 || w.sorted[0].Index > lo {
 		return nil, 0, false
 	}
 	from := sort.Search(len(w.visible), func(i int) bool { return w.visible[i].Index >= lo })

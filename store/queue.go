@@ -324,19 +324,14 @@ func (db *DB) held(ctx context.Context, userID int64, f grounding.QueueFilter, a
 	fwhere, fargs := queueWhere(f)
 	var mine []struct {
 		itemRow
-		ClaimedAt dbTime `db:"claim_claimed_at"`
-		ExpiresAt dbTime `db:"claim_expires_at"`
-		Fits      bool   `db:"fits"`
+		claimFit
 	}
 	// The user's open claims with their items, in one read (the claims and
 	// then the item were two round trips of every review view).
 	args := append([]any{false, dbTime{at}, grounding.QueueOpen, dbTime{at}}, fargs...)
 	args = append(args, userID, false)
-	if err := db.sel(ctx, &mine, `SELECT `+itemColumns+`, c.claimed_at AS claim_claimed_at, c.expires_at AS claim_expires_at,
-		(q.state = ? AND c.expires_at > ?`+and(fwhere)+`) AS fits`+itemFrom+`
-		JOIN claims c ON c.item_id = q.id
-		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ?
-		ORDER BY c.claimed_at, c.item_id`, args...); err != nil {
+	if err := db.sel(ctx, &mine, `SELECT `+itemColumns+`, `+claimFitColumns(fwhere)+itemFrom+`
+		JOIN claims c ON c.item_id = q.id`+openClaimsOf, args...); err != nil {
 		return grounding.Claim{}, false, err
 	}
 	if len(mine) != 1 || !mine[0].Fits || mine[0].ExpiresAt.Time.Sub(at) <= lease-renewEvery(lease) {
@@ -361,12 +356,21 @@ type claimFit struct {
 // mineSQL lists a user's open claims and whether each fits the filter
 // conditions fwhere. Arguments: open, now, the filter's, user, false.
 func mineSQL(fwhere []string) string {
-	return `SELECT c.item_id, c.claimed_at, c.expires_at,
-		(q.state = ? AND c.expires_at > ?` + and(fwhere) + `) AS fits
-		FROM claims c JOIN queue_items q ON q.id = c.item_id
+	return `SELECT ` + claimFitColumns(fwhere) + `
+		FROM claims c JOIN queue_items q ON q.id = c.item_id` + openClaimsOf
+}
+
+// claimFitColumns are claimFit's columns of claims c and queue_items q.
+// Arguments: open, now, the filter's.
+func claimFitColumns(fwhere []string) string {
+	return `c.item_id, c.claimed_at, c.expires_at, (q.state = ? AND c.expires_at > ?` + and(fwhere) + `) AS fits`
+}
+
+// openClaimsOf keeps one user's open claims, oldest first. Arguments:
+// user, false.
+const openClaimsOf = `
 		WHERE c.user_id = ? AND c.verdict = '' AND c.skipped = ?
 		ORDER BY c.claimed_at, c.item_id`
-}
 
 // next is Next inside the caller's transaction; found is false when nothing
 // is left for the user.
