@@ -788,8 +788,10 @@ func (db *DB) Conflicts(ctx context.Context, f grounding.QueueFilter) ([]groundi
 func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error) {
 	q, args := db.progressSQL(userID, f)
 	var r progressRow
-	err := db.get(ctx, &r, q, args...)
-	return r.progress(), storeErr(fmt.Sprintf("progress of user %d", userID), err)
+	if err := db.get(ctx, &r, q, args...); err != nil {
+		return grounding.Progress{}, storeErr(fmt.Sprintf("progress of user %d", userID), err)
+	}
+	return r.progress(), db.foldQueueCounts(ctx, r)
 }
 
 type progressRow struct {
@@ -798,36 +800,68 @@ type progressRow struct {
 	Items     int `db:"items"`
 	Done      int `db:"done"`
 	Conflicts int `db:"conflicts"`
+	// CountRows and CountRuns are the queue_counts rows summed and the runs
+	// they belong to: foldQueueCounts folds when they differ by many.
+	CountRows int `db:"count_rows"`
+	CountRuns int `db:"count_runs"`
 }
 
 func (r progressRow) progress() grounding.Progress {
 	return grounding.Progress{MineToday: r.Mine, Remaining: r.Remaining, Items: r.Items, Done: r.Done, Conflicts: r.Conflicts}
 }
 
-// progressSQL is Progress's statement and its arguments.
+// progressSQL is Progress's statement and its arguments. The queue's
+// figures come from queue_counts (kept by triggers, migration 00017): a few
+// rows per run, where counting the items was a pass over the whole queue on
+// every view. Only an open count narrowed by domain, tool or reason counts
+// items.
 func (db *DB) progressSQL(userID int64, f grounding.QueueFilter) (string, []any) {
 	at := db.now()
 	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
-	where, fargs := queueWhere(f)
-	run, runArgs := "", []any(nil)
-	if f.RunID != 0 {
-		run, runArgs = " AND q.run_id = ?", []any{f.RunID}
+	args := []any{userID, dbTime{day}, grounding.EventVerdict, grounding.EventFinal}
+	remaining := "c.n_open"
+	if f.Domain != "" || f.Tool != "" || f.Reason != "" {
+		where, fargs := queueWhere(f)
+		remaining = `(SELECT COUNT(*) FROM queue_items q WHERE q.state = ?` + and(where) + `)`
+		args = append(args, grounding.QueueOpen)
+		args = append(args, fargs...)
 	}
-	// One statement and one pass over the run's items: the review screen
-	// shows these after every verdict, and the four counts had been four
-	// scans of queue_items (two of them whole-table).
-	args := []any{userID, dbTime{day}, grounding.EventVerdict, grounding.EventFinal, grounding.QueueOpen}
-	args = append(args, fargs...)
-	args = append(args, grounding.QueueDone, grounding.QueueConflict)
-	args = append(args, runArgs...)
+	run := ""
+	if f.RunID != 0 {
+		run = " WHERE run_id = ?"
+		args = append(args, f.RunID)
+	}
 	return `SELECT
 		(SELECT COUNT(*) FROM verdict_events e WHERE e.user_id = ? AND e.created_at >= ? AND e.kind IN (?, ?)
 			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)) AS mine,
-		COUNT(*) FILTER (WHERE q.state = ?` + and(where) + `) AS remaining,
-		COUNT(*) AS items,
-		COUNT(*) FILTER (WHERE q.state = ?) AS done,
-		COUNT(*) FILTER (WHERE q.state = ?) AS conflicts
-		FROM queue_items q WHERE 1 = 1` + run, args
+		` + remaining + ` AS remaining,
+		c.n_open + c.n_conflict + c.n_done AS items, c.n_done AS done, c.n_conflict AS conflicts,
+		c.count_rows, c.count_runs
+		FROM (SELECT COALESCE(SUM(n_open), 0) AS n_open, COALESCE(SUM(n_conflict), 0) AS n_conflict,
+			COALESCE(SUM(n_done), 0) AS n_done, COUNT(*) AS count_rows, COUNT(DISTINCT run_id) AS count_runs
+			FROM queue_counts` + run + `) c`, args
+}
+
+// foldAfter is how many rows of differences queue_counts may hold beyond
+// one per run before a reader folds them.
+const foldAfter = 64
+
+// foldQueueCounts folds the rows of differences a progress read summed
+// into one row per run, when many have gathered (Postgres; SQLite's rows are
+// one per run already). Each row is taken by one folder only (SKIP LOCKED:
+// two readers folding at once take disjoint rows, and neither waits), and
+// the rows it deletes and the sum it inserts are one statement, so every
+// reader sees the same totals before and after.
+func (db *DB) foldQueueCounts(ctx context.Context, r progressRow) error {
+	if db.d.name != "postgres" || r.CountRows-r.CountRuns <= foldAfter {
+		return nil
+	}
+	_, err := db.x.ExecContext(ctx, `WITH gone AS (DELETE FROM queue_counts WHERE id IN
+			(SELECT id FROM queue_counts FOR UPDATE SKIP LOCKED)
+			RETURNING run_id, n_open, n_conflict, n_done)
+		INSERT INTO queue_counts (run_id, n_open, n_conflict, n_done)
+		SELECT run_id, SUM(n_open), SUM(n_conflict), SUM(n_done) FROM gone GROUP BY run_id`)
+	return storeErr("fold queue counts", err)
 }
 
 // Standing is the user's Progress and the latest verdict or final verdict
@@ -846,7 +880,7 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 		LastKind    sql.NullString `db:"last_kind"`
 		LastVerdict sql.NullString `db:"last_verdict"`
 	}
-	err = db.get(ctx, &r, `SELECT p.mine, p.remaining, p.items, p.done, p.conflicts,
+	err = db.get(ctx, &r, `SELECT p.mine, p.remaining, p.items, p.done, p.conflicts, p.count_rows, p.count_runs,
 		l.id AS last_id, l.item_id AS last_item, l.ordinal AS last_ordinal, l.kind AS last_kind, l.verdict AS last_verdict
 		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
 			WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
@@ -854,6 +888,9 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 			ORDER BY e.id DESC LIMIT 1) l ON 1 = 1`, args...)
 	if err != nil {
 		return p, nil, storeErr(fmt.Sprintf("standing of user %d", userID), err)
+	}
+	if err := db.foldQueueCounts(ctx, r.progressRow); err != nil {
+		return p, nil, err
 	}
 	if r.LastID.Valid {
 		last = &grounding.VerdictEvent{ID: r.LastID.Int64, ItemID: r.LastItem.Int64, Ordinal: int(r.LastOrdinal.Int64),

@@ -56,6 +56,7 @@ var adjudicationTests = []struct {
 	{"ConcurrentAnnotators", testConcurrentAnnotators},
 	{"ConcurrentDoubleSubmit", testConcurrentDoubleSubmit},
 	{"PrioritizeByDeficit", testPrioritizeByDeficit},
+	{"QueueCountsUnderChurn", testQueueCountsUnderChurn},
 }
 
 // adjPool imports n Ambiguous trajectories as run name and returns the run.
@@ -179,6 +180,35 @@ func checkCounters(t *testing.T, db *store.DB, runID int64) {
 		t.Errorf("run counters = pass %d fail %d amb %d queued %d supervised %d certified %d; decisions say %d %d %d %d %d %d",
 			run.Pass, run.Fail, run.Ambiguous, run.Queued, run.Supervised, run.Certified,
 			want.Pass, want.Fail, want.Ambiguous, want.Queued, want.Supervised, want.Certified)
+	}
+	checkQueueCounts(t, db, runID)
+	checkQueueCounts(t, db, 0)
+}
+
+// checkQueueCounts compares the progress line's queue figures (kept by
+// triggers, migration 00017) for a run, or every run when runID is 0, with
+// the items listed state by state.
+func checkQueueCounts(t *testing.T, db *store.DB, runID int64) {
+	t.Helper()
+	var want grounding.Progress
+	for _, it := range allQueue(t, db, grounding.QueueFilter{RunID: runID, State: "all", Limit: 500}) {
+		want.Items++
+		switch it.State {
+		case grounding.QueueOpen:
+			want.Remaining++
+		case grounding.QueueConflict:
+			want.Conflicts++
+		case grounding.QueueDone:
+			want.Done++
+		}
+	}
+	got, err := db.Progress(ctx, 0, grounding.QueueFilter{RunID: runID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Items != want.Items || got.Remaining != want.Remaining || got.Conflicts != want.Conflicts || got.Done != want.Done {
+		t.Errorf("run %d progress: %d items, %d open, %d in conflict, %d done; the queue lists %d, %d, %d, %d",
+			runID, got.Items, got.Remaining, got.Conflicts, got.Done, want.Items, want.Remaining, want.Conflicts, want.Done)
 	}
 }
 
@@ -1369,4 +1399,67 @@ func testPrioritizeByDeficit(t *testing.T, db *store.DB) {
 			t.Errorf("item %d priority %d after the path reached depth 1; want its queued count only", id, p)
 		}
 	}
+}
+
+// testQueueCountsUnderChurn moves items between states many times (verdicts
+// and undos by two annotators at once) while readers ask for the progress
+// line: on Postgres the counts' rows of differences pile up and readers
+// fold them, concurrently, which must never change a total.
+func testQueueCountsUnderChurn(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "churn", 8)
+	f := grounding.QueueFilter{RunID: run.ID}
+	checkCounters(t, db, run.ID)
+	items := len(allQueue(t, db, grounding.QueueFilter{RunID: run.ID, State: "all"}))
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 3 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p, err := db.Progress(ctx, 0, f)
+				if err != nil {
+					t.Errorf("Progress: %v", err)
+					return
+				}
+				if p.Items != items || p.Remaining+p.Done+p.Conflicts != p.Items {
+					t.Errorf("Progress mid-churn: %d items, %d open, %d done, %d in conflict; want %d in all", p.Items, p.Remaining, p.Done, p.Conflicts, items)
+					return
+				}
+			}
+		}()
+	}
+	var workers sync.WaitGroup
+	for _, name := range []string{"churn-ann", "churn-bob"} {
+		u := mustUser(t, db, name, grounding.RoleAnnotator)
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for round := range 30 {
+				c, err := db.Next(ctx, u.ID, f, time.Hour)
+				if err != nil {
+					t.Errorf("%s round %d: Next: %v", u.Name, round, err)
+					return
+				}
+				r, err := db.Submit(ctx, u.ID, c.Item.ID, grounding.VerdictPass, "", time.Hour)
+				if err != nil {
+					t.Errorf("%s round %d: Submit: %v", u.Name, round, err)
+					return
+				}
+				if _, err := db.Undo(ctx, u.ID, r.Event.ID, time.Hour); err != nil {
+					t.Errorf("%s round %d: Undo: %v", u.Name, round, err)
+					return
+				}
+			}
+		}()
+	}
+	workers.Wait()
+	close(stop)
+	readers.Wait()
+	checkCounters(t, db, run.ID)
 }
