@@ -58,12 +58,15 @@ func Run(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout
 	case "migrate":
 		return runMigrate(ctx, rest, getenv, stdout)
 	case "import":
+		defer batchGC(getenv)()
 		return runImport(ctx, rest, getenv, stdout, stderr)
 	case "user":
 		return runUser(ctx, rest, getenv, stdin, stdout, stderr)
 	case "recheck":
+		defer batchGC(getenv)()
 		return runRecheck(ctx, rest, getenv, stdout)
 	case "check":
+		defer batchGC(getenv)()
 		return runCheck(ctx, rest, stdout, stderr)
 	case "gen":
 		return runGen(rest, stdout)
