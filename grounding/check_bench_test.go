@@ -3,6 +3,8 @@ package grounding
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -183,21 +185,36 @@ func benchPool(n int) []*Trajectory {
 // BenchmarkCheck measures checking throughput on a generated pool of
 // τ-bench-like trajectories, per core (the benchmark runs on one goroutine).
 func BenchmarkCheck(b *testing.B) {
-	pool := benchPool(200)
-	p := ProfileFor("airline")
+	benchCheckPool(b, benchPool(200), ProfileFor("airline"))
+}
+
+// batchGOGC is the collector setting the batch commands (import, recheck,
+// check) run the engine under: web/batchgc.go's batchGCPercent.
+const batchGOGC = 400
+
+// benchCheckPool checks pool over and over, twice: under Go's default
+// collector setting, and under the one the batch commands that run checks
+// use (gogc=400, see batchGOGC), which is what an import gets.
+func benchCheckPool(b *testing.B, pool []*Trajectory, p *Profile) {
 	decisions := 0
 	for _, t := range pool {
 		decisions += len(Decisions(t))
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := processCPU()
-	for i := 0; i < b.N; i++ {
-		for _, t := range pool {
-			Check(t, p)
-		}
+	for _, gogc := range []int{100, batchGOGC} {
+		b.Run(fmt.Sprintf("gogc=%d", gogc), func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(gogc))
+			runtime.GC()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				for _, t := range pool {
+					Check(t, p)
+				}
+			}
+			reportDecisionRate(b, decisions*b.N, processCPU()-cpu0)
+		})
 	}
-	reportDecisionRate(b, decisions*b.N, processCPU()-cpu0)
 }
 
 // reportDecisionRate reports decisions per second of wall time and, the

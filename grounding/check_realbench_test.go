@@ -20,17 +20,5 @@ func BenchmarkCheckRealAirline(b *testing.B) {
 		}
 		pool = append(pool, tr)
 	}
-	decisions := 0
-	for _, t := range pool {
-		decisions += len(Decisions(t))
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := processCPU()
-	for i := 0; i < b.N; i++ {
-		for _, t := range pool {
-			Check(t, nil)
-		}
-	}
-	reportDecisionRate(b, decisions*b.N, processCPU()-cpu0)
+	benchCheckPool(b, pool, nil)
 }
