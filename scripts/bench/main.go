@@ -213,6 +213,7 @@ func load(args []string) error {
 	clients := fs.Int("clients", 16, "concurrent clients")
 	requests := fs.Int("requests", 2000, "requests per path")
 	warm := fs.Int("warm", 10, "requests per client, all clients at once, before measuring each path")
+	warmFor := fs.Duration("warm-for", 2*time.Second, "and keep warming up, all clients at once, until this much time has passed")
 	pid := fs.Int("pid", 0, "server pid, to report its peak RSS")
 	users := fs.Int("users", 0, "log client i in as USER1..USERn (i mod n, all with the same password) instead of all as USER")
 	fs.Parse(args)
@@ -261,7 +262,16 @@ func load(args []string) error {
 		// generic plan) before the clock starts: the goal is latency once
 		// warm. Three requests per client left those first runs in the
 		// measured ones, the review screen's p99 71.7 ms where ten give
-		// 32.7-43.7 on the same build.
+		// 32.7-43.7 on the same build. And it lasts -warm-for (2 s) at
+		// least: the pool can still grow in the measured run (the logins
+		// open connections of their own), and a new Postgres backend's
+		// first parse of each of the page's statements took 84-141 ms
+		// (Postgres' log, log_min_duration_statement): in one
+		// scripts/bench.sh run after 160 warm-up requests, three new
+		// backends were parsing the review screen's statements 0.2 s into
+		// the measured run, when its slowest request (89.5 ms) began; p99
+		// 59.1 ms.
+		warmUntil := time.Now().Add(*warmFor)
 		var warmErr error
 		var warmOnce sync.Once
 		var wwg sync.WaitGroup
@@ -269,7 +279,7 @@ func load(args []string) error {
 			wwg.Add(1)
 			go func(c *http.Client) {
 				defer wwg.Done()
-				for range *warm {
+				for i := 0; i < *warm || time.Now().Before(warmUntil); i++ {
 					if _, err := get(c); err != nil {
 						warmOnce.Do(func() { warmErr = err })
 						return
@@ -286,6 +296,10 @@ func load(args []string) error {
 			lat  []time.Duration
 			errs []error
 			wg   sync.WaitGroup
+			// slowAt is when the slowest request started, to be matched
+			// against the Postgres log (checkpoints) and the server's.
+			slowAt  time.Time
+			slowest time.Duration
 		)
 		next := make(chan struct{}, *requests)
 		for range *requests {
@@ -299,12 +313,16 @@ func load(args []string) error {
 			go func(c *http.Client) {
 				defer wg.Done()
 				for range next {
+					at := time.Now()
 					d, err := get(c)
 					mu.Lock()
 					if err != nil {
 						errs = append(errs, err)
 					} else {
 						lat = append(lat, d)
+						if d > slowest {
+							slowest, slowAt = d, at
+						}
 					}
 					mu.Unlock()
 				}
@@ -319,8 +337,9 @@ func load(args []string) error {
 		pgCPU := perRequest(postgresTicks()-pg0, len(lat))
 		slices.Sort(lat)
 		pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
-		fmt.Printf("%-60s p50 %6.1f ms  p90 %6.1f ms  p99 %6.1f ms  max %6.1f ms  %6.0f req/s  CPU/req server %5.2f ms, postgres %5.2f ms  (%d requests, %d clients)%s\n",
-			p, pct(0.5), pct(0.9), pct(0.99), pct(1), float64(len(lat))/secs, cpu, pgCPU, len(lat), *clients, rss(*pid))
+		fmt.Printf("%-60s p50 %6.1f ms  p90 %6.1f ms  p99 %6.1f ms  max %6.1f ms  %6.0f req/s  CPU/req server %5.2f ms, postgres %5.2f ms  (%d requests, %d clients)%s  slowest began %s UTC, +%.1f s\n",
+			p, pct(0.5), pct(0.9), pct(0.99), pct(1), float64(len(lat))/secs, cpu, pgCPU, len(lat), *clients, rss(*pid),
+			slowAt.UTC().Format("15:04:05.000"), slowAt.Sub(start).Seconds())
 	}
 	return nil
 }
