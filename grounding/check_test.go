@@ -369,7 +369,21 @@ func TestCheckChoiceEchoKnowledge(t *testing.T) {
 			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
 			say("One checked bag has been added to NO6JO3.").build(),
 			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+		{name: "a report of a write stating what the write did not record", in: cancelled().
+			say("Done! Here is the summary:\n- **Status:** cancelled\n- **Seats:** window seats kept for your next trip").build(),
+			msg: 8, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "content[51:100]", status: StatusUnsupported},
+		{name: "a report of a write stating what its record holds", in: cancelled().
+			say("Done! Here is the summary:\n- **Status:** cancelled\n- **Reservation:** NO6JO3").build(),
+			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
+}
+
+// cancelled is a cancellation read, confirmed and made.
+func cancelled() *tb {
+	return traj("airline").sys(airlinePolicy).user("I am mia_li_3668, cancel reservation NO6JO3.").
+		call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+		say("Reservation NO6JO3 has insurance, so I can cancel it. Shall I proceed?").user("Yes, please.").
+		call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`)
 }
 
 // TestCheckWorkflow covers flow.order, flow.unconfirmed and term.failed.

@@ -127,6 +127,9 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 	if s := c.checkClaims(d, text, msg); s > sev {
 		sev = s
 	}
+	if s := c.checkReport(d, text, msg); s > sev {
+		sev = s
+	}
 	if s := c.checkCounts(d, text, msg); s > sev {
 		sev = s
 	}
@@ -368,6 +371,108 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		sev = sevAmbiguous
 	}
 	return sev
+}
+
+// outcomeWords are what a report of a successful write may say of it
+// without the write's record saying so: its success is the evidence.
+var outcomeWords = []string{"confirmed", "complete", "completed", "success", "successful", "successfully", "done", "booked",
+	"cancelled", "canceled", "updated", "changed", "active", "processed", "yes", "none", "with", "your", "and", "the", "for"}
+
+// checkReport flags the "Label: value" lines of a reply that reports a
+// write it has just made (the message before it is a successful write's
+// observation) when the line states something the write recorded nothing
+// of: "Seats: Aisle and middle seat together" after a booking whose
+// arguments and result hold no seat. A line is left alone when it has a
+// digit (its ids, amounts, dates and times are checked as values), when a
+// word of its label names a field of the write's arguments or result
+// ("Baggage" and total_baggages), or when a word of its value (other than
+// the label's own words and outcomeWords) is found in the write's record
+// or in a visible tool result before it ("Membership: Gold" after
+// get_user_details said gold). What the user asked for is not evidence
+// that it was done.
+func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
+	if msg == 0 || strings.IndexByte(text, ':') < 0 {
+		return sevOK
+	}
+	var write *callInfo
+	for k := len(c.calls) - 1; k >= 0; k-- {
+		if ci := &c.calls[k]; ci.obs == msg-1 {
+			if t, ok := c.rt.tools[ci.name]; ok && !ci.err && (t.action == ActionWrite || t.action == ActionIrreversibleWrite) {
+				write = ci
+			}
+			break
+		}
+	}
+	if write == nil {
+		return sevOK
+	}
+	record := strings.ToLower(write.args + " " + c.t.Messages[write.obs].Content)
+	sev := sevOK
+	for start := 0; start < len(text); {
+		end := start + strings.IndexByte(text[start:], '\n')
+		if end < start {
+			end = len(text)
+		}
+		line := text[start:end]
+		s0 := start
+		start = end + 1
+		colon := strings.IndexByte(line, ':')
+		if colon < 0 || strings.IndexFunc(line, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0 {
+			continue
+		}
+		labelWords := reportWords(line[:colon])
+		valueWords := reportWords(line[colon+1:])
+		if len(labelWords) == 0 || len(labelWords) > 3 || len(valueWords) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(labelWords, func(w string) bool { return strings.Contains(record, stem(w)) }) {
+			continue
+		}
+		supported := false
+		for _, w := range valueWords {
+			if slices.Contains(outcomeWords, w) || slices.ContainsFunc(labelWords, func(l string) bool { return stemMatch(stem(l), stem(w)) }) {
+				continue
+			}
+			if strings.Contains(record, w) || c.inToolResult(w, msg) {
+				supported = true
+				break
+			}
+		}
+		if supported {
+			continue
+		}
+		ev := nowhere()
+		ev.Note = "reports " + strings.Join(labelWords, " ") + " as part of the " + write.name +
+			" just made (message " + strconv.Itoa(write.msg) + "); neither its arguments nor its result say so"
+		value := strings.TrimSpace(line)
+		d.Args = append(d.Args, ArgEvidence{
+			Path:   "content[" + strconv.Itoa(s0) + ":" + strconv.Itoa(s0+len(line)) + "]",
+			Value:  rawJSON(value),
+			Role:   RoleFreeText,
+			Status: StatusUnsupported,
+			Reason: ReasonUnsupported,
+			Where:  ev,
+		})
+		sev = sevAmbiguous
+	}
+	return sev
+}
+
+// reportWords are the lower-cased words of s of three letters or more.
+func reportWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(r >= 'a' && r <= 'z') })
+}
+
+// inToolResult reports whether a visible tool result before message msg
+// contains w (lower-cased).
+func (c *checker) inToolResult(w string, msg int) bool {
+	for i := 0; i < msg; i++ {
+		m := &c.t.Messages[i]
+		if m.Role == RoleTool && !m.IsHidden() && strings.Contains(c.lowerContent(i), w) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayReportDone is a quick test before the sentence-by-sentence one: does
