@@ -58,7 +58,10 @@ func newBrowser(t *testing.T) context.Context {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 30*time.Second)
+	// A whole session's deadline, not a latency goal: under go test ./...
+	// the browser shares two cores with the store suite and its Postgres,
+	// and TestBrowserAdjudication (10.6 s alone) once needed 36 s there.
+	ctx, cancelC := context.WithTimeout(ctx, 120*time.Second)
 	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
 	return ctx
 }
