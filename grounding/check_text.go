@@ -406,7 +406,7 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 	if write == nil {
 		return sevOK
 	}
-	record := strings.ToLower(write.args + " " + c.t.Messages[write.obs].Content)
+	record := "" // the write's arguments and result lowered, once a line needs them
 	sev := sevOK
 	for start := 0; start < len(text); {
 		end := start + strings.IndexByte(text[start:], '\n')
@@ -421,9 +421,15 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 			continue
 		}
 		labelWords := reportWords(line[:colon])
-		valueWords := reportWords(line[colon+1:])
-		if len(labelWords) == 0 || len(labelWords) > 3 || len(valueWords) == 0 {
+		if len(labelWords) == 0 || len(labelWords) > 3 {
 			continue
+		}
+		valueWords := reportWords(line[colon+1:])
+		if len(valueWords) == 0 {
+			continue
+		}
+		if record == "" {
+			record = strings.ToLower(write.args + " " + c.t.Messages[write.obs].Content)
 		}
 		if slices.ContainsFunc(labelWords, func(w string) bool { return strings.Contains(record, stem(w)) }) {
 			continue
