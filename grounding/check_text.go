@@ -358,16 +358,7 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		if named == "" || done {
 			continue
 		}
-		ev := nowhere()
-		ev.Note = "reports a " + named + " action as done; no successful call before it did that"
-		d.Args = append(d.Args, ArgEvidence{
-			Path:   "content[" + strconv.Itoa(s0) + ":" + strconv.Itoa(s0+len(sentence)) + "]",
-			Value:  rawJSON(strings.TrimSpace(sentence)),
-			Role:   RoleFreeText,
-			Status: StatusUnsupported,
-			Reason: ReasonUnsupported,
-			Where:  ev,
-		})
+		d.Args = append(d.Args, unsupportedSpan(s0, sentence, "reports a "+named+" action as done; no successful call before it did that"))
 		sev = sevAmbiguous
 	}
 	return sev
@@ -447,24 +438,29 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 		if supported {
 			continue
 		}
-		ev := nowhere()
-		ev.Note = "reports " + strings.Join(labelWords, " ") + " as part of the " + write.name +
-			" just made (message " + strconv.Itoa(write.msg) + "); neither its arguments nor its result say so"
-		value := strings.TrimSpace(line)
-		d.Args = append(d.Args, ArgEvidence{
-			Path:   "content[" + strconv.Itoa(s0) + ":" + strconv.Itoa(s0+len(line)) + "]",
-			Value:  rawJSON(value),
-			Role:   RoleFreeText,
-			Status: StatusUnsupported,
-			Reason: ReasonUnsupported,
-			Where:  ev,
-		})
+		d.Args = append(d.Args, unsupportedSpan(s0, line, "reports "+strings.Join(labelWords, " ")+" as part of the "+write.name+
+			" just made (message "+strconv.Itoa(write.msg)+"); neither its arguments nor its result say so"))
 		sev = sevAmbiguous
 	}
 	return sev
 }
 
-// reportWords are the lower-cased words of s of three letters or more.
+// unsupportedSpan is the evidence of a reply's span [start, start+len(span))
+// that nothing visible supports, with note saying what it claims.
+func unsupportedSpan(start int, span, note string) ArgEvidence {
+	ev := nowhere()
+	ev.Note = note
+	return ArgEvidence{
+		Path:   "content[" + strconv.Itoa(start) + ":" + strconv.Itoa(start+len(span)) + "]",
+		Value:  rawJSON(strings.TrimSpace(span)),
+		Role:   RoleFreeText,
+		Status: StatusUnsupported,
+		Reason: ReasonUnsupported,
+		Where:  ev,
+	}
+}
+
+// reportWords are the lower-cased words (runs of ASCII letters) of s.
 func reportWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(r >= 'a' && r <= 'z') })
 }
