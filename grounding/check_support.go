@@ -502,7 +502,7 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 // total_baggages → [baggage].
 func stems(name string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
+	for _, w := range reportWords(name) {
 		switch w {
 		case "total", "number", "num", "count", "new", "old", "id", "of", "the", "amount", "is", "updated", "nonfree", "non", "free", "n", "a":
 			continue

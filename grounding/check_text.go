@@ -364,9 +364,10 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 	return sev
 }
 
-// outcomeWords are what a report of a successful write may say of it
-// without the write's record saying so: its success is the evidence.
-var outcomeWords = []string{"confirmed", "complete", "completed", "success", "successful", "successfully", "done", "booked",
+// unevidencedWords are the words of a reported value that need no record:
+// what a report of a successful write may say of it (its success is the
+// evidence: "confirmed", "booked") and function words ("with", "the").
+var unevidencedWords = []string{"confirmed", "complete", "completed", "success", "successful", "successfully", "done", "booked",
 	"cancelled", "canceled", "updated", "changed", "active", "processed", "yes", "none", "with", "your", "and", "the", "for"}
 
 // checkReport flags the "Label: value" lines of a reply that reports a
@@ -377,7 +378,7 @@ var outcomeWords = []string{"confirmed", "complete", "completed", "success", "su
 // digit (its ids, amounts, dates and times are checked as values), when a
 // word of its label names a field of the write's arguments or result
 // ("Baggage" and total_baggages), or when a word of its value (other than
-// the label's own words and outcomeWords) is found in the write's record
+// the label's own words and unevidencedWords) is found in the write's record
 // or in a visible tool result before it ("Membership: Gold" after
 // get_user_details said gold). What the user asked for is not evidence
 // that it was done.
@@ -427,7 +428,7 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 		}
 		supported := false
 		for _, w := range valueWords {
-			if slices.Contains(outcomeWords, w) || slices.ContainsFunc(labelWords, func(l string) bool { return stemMatch(stem(l), stem(w)) }) {
+			if slices.Contains(unevidencedWords, w) || slices.ContainsFunc(labelWords, func(l string) bool { return stemMatch(stem(l), stem(w)) }) {
 				continue
 			}
 			if strings.Contains(record, w) || c.inToolResult(w, msg) {
@@ -460,7 +461,8 @@ func unsupportedSpan(start int, span, note string) ArgEvidence {
 	}
 }
 
-// reportWords are the lower-cased words (runs of ASCII letters) of s.
+// reportWords are the lower-cased words (runs of ASCII letters) of s:
+// total_baggages → [total baggages].
 func reportWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(r >= 'a' && r <= 'z') })
 }

@@ -355,9 +355,9 @@ type windowRow struct {
 // messages before index hiddenTo. The range is read only when it is
 // narrower than span messages (hi - Lo < span); a wider one is left out
 // (Range nil, Lo and Earlier set), for the caller to read what it needs of
-// it, instead of hundreds of long observations it would not show. The page's five reads (the visible
-// messages before, their count, the range, the hidden ones) were five round
-// trips, a third of the review screen's.
+// it, instead of hundreds of long observations it would not show. The
+// page's five reads (the visible messages before, their count, the range,
+// the hidden ones) were five round trips, a third of the review screen's.
 func (db *DB) MessageWindow(ctx context.Context, trajectoryID int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error) {
 	op := fmt.Sprintf("messages %d..%d of trajectory %d", first, hi, trajectoryID)
 	var rows []windowRow
