@@ -120,6 +120,13 @@ type DB struct {
 	// most dialect.writers at a time (see DB.begin).
 	writers     chan struct{}
 	writersOnce sync.Once
+	// background counts the statement preparations txq.stmt started in
+	// goroutines; Close waits for them, and none start once closed is set,
+	// so no connection opens (creating SQLite's -wal and -shm files) after
+	// Close returns.
+	background sync.WaitGroup
+	bgMu       sync.Mutex
+	closed     bool
 }
 
 // sqliteParams are the connection settings of every SQLite connection:
@@ -200,6 +207,10 @@ func parseDSN(dsn string) (name, driverDSN string, err error) {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.bgMu.Lock()
+	db.closed = true
+	db.bgMu.Unlock()
+	db.background.Wait()
 	db.prep.Range(func(_, st any) bool {
 		st.(*sqlx.Stmt).Close()
 		return true

@@ -49,8 +49,22 @@ func (t txq) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
 	// transaction holds one, which deadlocks a pool capped below the number
 	// of concurrent transactions; a goroutine caches it once a connection
 	// is free.
-	go func() { _, _ = t.db.prepared(context.Background(), query) }()
+	t.db.prepareLater(query)
 	return t.tx.PreparexContext(ctx, query)
+}
+
+// prepareLater caches query on the pool in a goroutine Close waits for.
+func (db *DB) prepareLater(query string) {
+	db.bgMu.Lock()
+	defer db.bgMu.Unlock()
+	if db.closed {
+		return
+	}
+	db.background.Add(1)
+	go func() {
+		defer db.background.Done()
+		_, _ = db.prepared(context.Background(), query)
+	}()
 }
 
 func (t txq) get(ctx context.Context, dest any, query string, args ...any) error {
