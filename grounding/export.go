@@ -125,8 +125,13 @@ type ExportTrajectory struct {
 	Profile       string
 	// Tools is the stored tool list (canonical JSON), read for SFT only.
 	Tools json.RawMessage
-	// Messages are visible messages in order, with Index set: all of them
-	// for SFT, the assistant ones for masks and CSV (enough for tokens).
+	// SFT is the trajectory's "messages" array as AppendSFTMessages renders
+	// it (every weight 0), and Marks its assistant messages' marks: what the
+	// store keeps from the import. When SFT is empty, Prepare renders it
+	// from Messages: visible messages in order, with Index set (all of them
+	// for SFT; the assistant ones are enough for masks and CSV's tokens).
+	SFT      string
+	Marks    []SFTMark
 	Messages []Message
 	// Decisions are every decision, in ordinal order. An SFT export renders
 	// none, so its store may fill only Message, Mask and HumanVerdict, in
@@ -137,7 +142,7 @@ type ExportTrajectory struct {
 	SelectedDecisions   int
 	SupervisedDecisions int
 	Tokens              int   // certified target tokens
-	weights             []int // SFT weight of each of Messages
+	weights             []int // SFT weight of each of Marks
 	supervised          []int // indexes of the messages of weight 1
 
 	// Weight is the parent-normalized weight, set by ParentWeights.
@@ -205,17 +210,20 @@ func (t *ExportTrajectory) Prepare(src VerdictSource) {
 		}
 		i = j
 	}
-	// Weights and tokens, for the messages loaded.
+	if t.SFT == "" && len(t.Messages) > 0 {
+		b, marks := AppendSFTMessages(nil, t.Messages)
+		t.SFT, t.Marks = string(b), marks
+	}
+	// Weights and tokens of the assistant messages, by their marks.
 	k := 0
-	for i := range t.Messages {
-		m := &t.Messages[i]
-		for k < len(t.supervised) && t.supervised[k] < m.Index {
+	for _, mk := range t.Marks {
+		for k < len(t.supervised) && t.supervised[k] < mk.Message {
 			k++
 		}
 		w := 0
-		if k < len(t.supervised) && t.supervised[k] == m.Index && m.Role == RoleAssistant && !m.IsHidden() {
+		if k < len(t.supervised) && t.supervised[k] == mk.Message {
 			w = 1
-			t.Tokens += targetTokens(m)
+			t.Tokens += mk.Tokens
 		}
 		t.weights = append(t.weights, w)
 	}

@@ -23,7 +23,6 @@ import (
 type ExportEncoder struct {
 	f     ExportFilter
 	tools map[string][]byte // OpenAI tool lists already rendered, by stored JSON
-	ids   map[string]int    // scratch: unanswered visible calls by id
 
 	trajectories, decisions, supervised int
 }
@@ -33,7 +32,7 @@ func NewExportEncoder(f ExportFilter) *ExportEncoder {
 	if f.Source == "" {
 		f.Source = VerdictSourceAny
 	}
-	return &ExportEncoder{f: f, tools: make(map[string][]byte), ids: make(map[string]int)}
+	return &ExportEncoder{f: f, tools: make(map[string][]byte)}
 }
 
 // ExportVersion is the version of the export formats, in every header.
@@ -291,11 +290,8 @@ func (e *ExportEncoder) masks(dst []byte, t *ExportTrajectory) []byte {
 }
 
 // sft appends one line in OpenAI's fine-tuning chat format: the visible
-// messages with "weight" on each assistant message, and the tools.
-//
-// A visible tool message that answers no visible call (its call was made in
-// a hidden message) is left out: a chat sample cannot hold an answer to a
-// call it does not contain.
+// messages with "weight" on each assistant message (see AppendSFTMessages),
+// and the tools.
 func (e *ExportEncoder) sft(dst []byte, t *ExportTrajectory) ([]byte, error) {
 	dst = append(dst, '{')
 	if e.f.IDs {
@@ -307,71 +303,12 @@ func (e *ExportEncoder) sft(dst []byte, t *ExportTrajectory) ([]byte, error) {
 		dst = strconv.AppendFloat(dst, t.Weight, 'g', -1, 64)
 		dst = append(dst, ',')
 	}
-	dst = append(dst, `"messages":[`...)
-	clear(e.ids)
-	first := true
-	for i := range t.Messages {
-		m := &t.Messages[i]
-		if m.IsHidden() { // never: the store reads visible messages only
-			continue
-		}
-		if m.Role == RoleTool {
-			if e.ids[m.ToolCallID] == 0 {
-				continue
-			}
-			e.ids[m.ToolCallID]--
-		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = append(dst, `{"role":`...)
-		dst = appendJSONString(dst, m.Role)
-		if m.Role == RoleTool {
-			dst = append(dst, `,"tool_call_id":`...)
-			dst = appendJSONString(dst, m.ToolCallID)
-		}
-		if m.Name != "" {
-			dst = append(dst, `,"name":`...)
-			dst = appendJSONString(dst, m.Name)
-		}
-		dst = append(dst, `,"content":`...)
-		if m.ContentNull {
-			dst = append(dst, "null"...)
-		} else {
-			dst = appendJSONString(dst, m.Content)
-		}
-		if len(m.ToolCalls) > 0 {
-			dst = append(dst, `,"tool_calls":[`...)
-			for k := range m.ToolCalls {
-				c := &m.ToolCalls[k]
-				if k > 0 {
-					dst = append(dst, ',')
-				}
-				if c.ID != "" {
-					e.ids[c.ID]++
-				}
-				dst = append(dst, `{"id":`...)
-				dst = appendJSONString(dst, c.ID)
-				dst = append(dst, `,"type":"function","function":{"name":`...)
-				dst = appendJSONString(dst, c.Name)
-				dst = append(dst, `,"arguments":`...)
-				dst = appendJSONString(dst, argumentString(c))
-				dst = append(dst, "}}"...)
-			}
-			dst = append(dst, ']')
-		}
-		if m.Role == RoleAssistant {
-			dst = append(dst, `,"weight":`...)
-			w := 0
-			if i < len(t.weights) {
-				w = t.weights[i]
-			}
-			dst = strconv.AppendInt(dst, int64(w), 10)
-		}
-		dst = append(dst, '}')
+	dst = append(dst, `"messages":`...)
+	if t.SFT == "" {
+		dst = append(dst, "[]"...)
+	} else {
+		dst = appendWeighted(dst, t.SFT, t.Marks, t.weights)
 	}
-	dst = append(dst, ']')
 	if len(t.Tools) > 0 {
 		tools, err := e.openAITools(t.Tools)
 		if err != nil {

@@ -68,16 +68,16 @@ func exportFixture() *ExportTrajectory {
 func TestPrepare(t *testing.T) {
 	tests := []struct {
 		src                  VerdictSource
-		weights              []int
+		weights              []int // of the assistant messages 2, 5 and 7
 		selected, supervised int
 		tokens               int
 	}{
 		// Message 2 has a failed call: weight 0 although c1 passed.
-		{VerdictSourceAny, []int{0, 0, 0, 0, 0, 1, 0, 1, 0}, 5, 3, (len("Booking now.")+len("book")+len(`{"amount":12}`)+3)/4 + (len("All set.")+3)/4},
+		{VerdictSourceAny, []int{0, 1, 1}, 5, 3, (len("Booking now.")+len("book")+len(`{"amount":12}`)+3)/4 + (len("All set.")+3)/4},
 		// Only the human-judged text reply is selected; its message also
 		// has an auto call, so nothing is supervised.
-		{VerdictSourceHuman, []int{0, 0, 0, 0, 0, 0, 0, 0, 0}, 1, 0, 0},
-		{VerdictSourceAuto, []int{0, 0, 0, 0, 0, 0, 0, 1, 0}, 4, 1, (len("All set.") + 3) / 4},
+		{VerdictSourceHuman, []int{0, 0, 0}, 1, 0, 0},
+		{VerdictSourceAuto, []int{0, 0, 1}, 4, 1, (len("All set.") + 3) / 4},
 	}
 	for _, tt := range tests {
 		tr := exportFixture()
