@@ -499,7 +499,7 @@ func (db *DB) exportLoaders(ctx context.Context, tx *sqlx.Tx, f grounding.Export
 }
 
 // exportWorkers is how many loaders share a Postgres export.
-const exportWorkers = 2
+const exportWorkers = 3
 
 // runLoaders reads the cursor's batches and has loaders load them
 // concurrently, each batch by whichever loader is free, and sends them to
@@ -700,6 +700,7 @@ type exportLoader struct {
 	reasons map[string]string // interned reason codes
 	// Sizes of the last batch's slabs, to size the next ones.
 	decisionsHint, messagesHint int
+	marks                       []grounding.SFTMark // the batch's slab of marks
 }
 
 // load returns the trajectories of batch that belong in the export, in
@@ -763,41 +764,48 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	}
 	in := inList(len(ids))
 
-	// SFT renders the tools and no flow reasons; masks and CSV the reverse.
-	cols := `flow_reasons, ''`
+	// SFT renders the tools and the import's rendering of the messages, and
+	// no flow reasons; masks and CSV the reverse, and need only the marks
+	// (for the target tokens).
+	cols := `flow_reasons, '', ''`
 	if sft {
-		cols = `'[]', tools`
+		cols = `'[]', t.tools, COALESCE(s.messages, '')`
 	}
 	// Never hidden, request or meta: hidden context stays out of exports.
-	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT id, ext_id, parent_id, domain, success, reward,
-		workflow_ok, engine_version, profile, `+cols+` FROM trajectories WHERE id IN `+in), ids...)
+	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT t.id, t.ext_id, t.parent_id, t.domain, t.success, t.reward,
+		t.workflow_ok, t.engine_version, t.profile, `+cols+`, s.trajectory_id IS NOT NULL, COALESCE(s.marks, '')
+		FROM trajectories t LEFT JOIN trajectory_sft s ON s.trajectory_id = t.id WHERE t.id IN `+in), ids...)
 	if err != nil {
 		return nil, storeErr(op+": trajectories", err)
 	}
-	if err := l.trajectories(rows, byID); err != nil {
+	unrendered, err := l.trajectories(rows, byID, sft)
+	if err != nil {
 		return nil, storeErr(op+": trajectories", err)
 	}
 
-	// SFT renders every visible message; masks and CSV only need the
-	// assistant ones, for the target tokens.
-	// The role comes as a small number (no string per message); other
-	// roles, which importers refuse, come as text.
-	q = `SELECT trajectory_id, idx,
-		CASE role WHEN 'assistant' THEN 0 WHEN 'user' THEN 1 WHEN 'tool' THEN 2 WHEN 'system' THEN 3 ELSE 4 END,
-		CASE WHEN role IN ('assistant', 'user', 'tool', 'system') THEN '' ELSE role END,
-		content, content_null, tool_calls, tool_call_id, name
-		FROM messages WHERE trajectory_id IN ` + in + ` AND hidden = ?`
-	args := append(slices.Clip(ids), false)
-	if !sft {
-		q += ` AND role = ?`
-		args = append(args, grounding.RoleAssistant)
-	}
-	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(q+` ORDER BY trajectory_id, idx`), args...)
-	if err != nil {
-		return nil, storeErr(op+": messages", err)
-	}
-	if err := l.messages(rows, byID); err != nil {
-		return nil, storeErr(op+": messages", err)
+	// Trajectories imported before renderings were kept: their messages,
+	// which Prepare renders. SFT needs every visible message; masks and
+	// CSV only the assistant ones, for the target tokens. The role comes as
+	// a small number (no string per message); other roles, which importers
+	// refuse, come as text.
+	if len(unrendered) > 0 {
+		q = `SELECT trajectory_id, idx,
+			CASE role WHEN 'assistant' THEN 0 WHEN 'user' THEN 1 WHEN 'tool' THEN 2 WHEN 'system' THEN 3 ELSE 4 END,
+			CASE WHEN role IN ('assistant', 'user', 'tool', 'system') THEN '' ELSE role END,
+			content, content_null, tool_calls, tool_call_id, name
+			FROM messages WHERE trajectory_id IN ` + inList(len(unrendered)) + ` AND hidden = ?`
+		args := append(unrendered, false)
+		if !sft {
+			q += ` AND role = ?`
+			args = append(args, grounding.RoleAssistant)
+		}
+		rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(q+` ORDER BY trajectory_id, idx`), args...)
+		if err != nil {
+			return nil, storeErr(op+": messages", err)
+		}
+		if err := l.messages(rows, byID); err != nil {
+			return nil, storeErr(op+": messages", err)
+		}
 	}
 	// Prepared again with the messages: the weights and tokens need them.
 	for _, t := range kept {
@@ -808,26 +816,33 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 
 func inList(n int) string { return "(?" + strings.Repeat(", ?", n-1) + ")" }
 
-func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory) error {
+// trajectories reads the trajectories' rows into byID, with the import's
+// SFT rendering (for SFT) and marks, and returns the ids of those imported
+// before renderings were kept.
+func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory, sft bool) ([]any, error) {
 	defer rows.Close()
+	var unrendered []any
+	l.marks = make([]grounding.SFTMark, 0, max(cap(l.marks), 64)) // the earlier batch may still be rendering
 	for rows.Next() {
 		var (
-			id     int64
-			reward sql.NullFloat64
-			flow   []byte
-			tools  []byte
-			r      grounding.ExportTrajectory
+			id       int64
+			reward   sql.NullFloat64
+			flow     []byte
+			tools    []byte
+			rendered bool
+			marks    string
+			r        grounding.ExportTrajectory
 		)
 		if err := rows.Scan(&id, &r.ExtID, &r.ParentID, &r.Domain, &r.Success, &reward,
-			&r.WorkflowOK, &r.EngineVersion, &r.Profile, &flow, &tools); err != nil {
-			return err
+			&r.WorkflowOK, &r.EngineVersion, &r.Profile, &flow, &tools, &r.SFT, &rendered, &marks); err != nil {
+			return nil, err
 		}
 		t := byID[id]
 		if t == nil {
-			return fmt.Errorf("unexpected trajectory %d", id)
+			return nil, fmt.Errorf("unexpected trajectory %d", id)
 		}
 		if r.ParentID != t.ParentID {
-			return fmt.Errorf("trajectory %d: parent %q, listed as %q", id, r.ParentID, t.ParentID)
+			return nil, fmt.Errorf("trajectory %d: parent %q, listed as %q", id, r.ParentID, t.ParentID)
 		}
 		t.ExtID, t.Domain, t.Success, t.WorkflowOK, t.EngineVersion, t.Profile = r.ExtID, r.Domain, r.Success, r.WorkflowOK, r.EngineVersion, r.Profile
 		if reward.Valid {
@@ -835,13 +850,30 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 		}
 		var err error
 		if t.FlowReasons, err = l.strings(flow); err != nil {
-			return fmt.Errorf("trajectory %d: flow reasons: %w", id, err)
+			return nil, fmt.Errorf("trajectory %d: flow reasons: %w", id, err)
 		}
 		if len(tools) > 0 {
 			t.Tools = tools
 		}
+		if !rendered {
+			unrendered = append(unrendered, id)
+			continue
+		}
+		// One slab of marks per batch; a slab outgrown stays with the
+		// trajectories that point into it.
+		start := len(l.marks)
+		if l.marks, err = grounding.ParseSFTMarks(l.marks, marks); err != nil {
+			return nil, fmt.Errorf("trajectory %d: %w", id, err)
+		}
+		t.Marks = l.marks[start:len(l.marks):len(l.marks)]
+		if sft {
+			t.SFT = r.SFT
+			if err := grounding.CheckSFTMarks(t.SFT, t.Marks); err != nil {
+				return nil, fmt.Errorf("trajectory %d: %w", id, err)
+			}
+		}
 	}
-	return rows.Err()
+	return unrendered, rows.Err()
 }
 
 // decisions reads decision rows, grouped by trajectory, into one slab per

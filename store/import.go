@@ -44,6 +44,7 @@ var (
 		"action", "e", "v", "g", "flow_ok", "auto_verdict", "verdict", "mask", "queued", "reasons", "args", "question", "detail",
 	}
 	reasonColumns = []string{"trajectory_id", "ordinal", "run_id", "reason"}
+	sftColumns    = []string{"trajectory_id", "messages", "marks"}
 	queueColumns  = []string{"run_id", "trajectory_id", "ordinal", "source", "why", "priority", "required", "state", "created_at"}
 )
 
@@ -180,6 +181,7 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 	_ = db.analyzeGrown(ctx, map[string]int{
 		"trajectories": w.n.trajectories, "messages": w.n.messages, "decisions": w.n.decisions,
 		"decision_reasons": w.n.reasons, "queue_items": w.checks.queued, "coverage_paths": w.n.trajectories,
+		"trajectory_sft": w.n.trajectories,
 	})
 
 	res := meta
@@ -299,6 +301,7 @@ type pendingTrajectory struct {
 	decs    []any // decisionColumns values
 	reasons []any // reasonColumns values
 	queue   []any // queueColumns values
+	sft     []any // sftColumns values
 	cov     coverageRow
 
 	own                       checkCounts
@@ -539,20 +542,36 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		}
 	}
 
-	// The rows, with nil where flush puts the trajectory's id.
+	// The rows, with nil where flush puts the trajectory's id. The SFT
+	// rendering is made from the visible messages as an export would read
+	// them back: content cleaned, tool calls decoded from the text stored.
 	p.msgs = make([]any, 0, len(t.Messages)*len(messageColumns))
+	visible := make([]grounding.Message, 0, len(t.Messages))
 	for i, m := range t.Messages {
 		var calls any
+		content := cleanText(m.Content)
 		if len(m.ToolCalls) > 0 {
 			s, err := encodeJSON(m.ToolCalls)
 			if err != nil {
 				return bad(fmt.Sprintf("message %d: tool calls", i), err)
 			}
-			calls = cleanJSON(s)
+			s = cleanJSON(s)
+			calls = s
+			if !m.IsHidden() {
+				if m.ToolCalls, err = grounding.DecodeStoredToolCalls([]byte(s)); err != nil {
+					return bad(fmt.Sprintf("message %d: tool calls", i), err)
+				}
+			}
 		}
-		p.msgs = append(p.msgs, nil, i, m.Role, cleanText(m.Content), m.ContentNull, calls,
+		p.msgs = append(p.msgs, nil, i, m.Role, content, m.ContentNull, calls,
 			m.ToolCallID, m.Name, m.Error, m.IsHidden(), m.HiddenKind)
+		if !m.IsHidden() {
+			m.Index, m.Content = i, content
+			visible = append(visible, m)
+		}
 	}
+	rendering, marks := grounding.AppendSFTMessages(nil, visible)
+	p.sft = []any{nil, string(rendering), string(grounding.AppendSFTMarks(nil, marks))}
 	p.decs = make([]any, 0, len(decisions)*len(decisionColumns))
 	for i, d := range decisions {
 		c := check.Decisions[i]
@@ -631,7 +650,7 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 
 	msgs := make([]any, 0, w.batchMsgs*len(messageColumns))
-	var decs, rs, qs, covs []any
+	var decs, rs, qs, covs, sfts []any
 	for _, p := range w.batch {
 		id := ids[p.t.ID]
 		covs = append(covs, p.cov.values(id, w.runID)...)
@@ -639,6 +658,7 @@ func (w *importWriter) flush(ctx context.Context) error {
 		decs = append(decs, setID(p.decs, len(decisionColumns), 0, id)...)
 		rs = append(rs, setID(p.reasons, len(reasonColumns), 0, id)...)
 		qs = append(qs, setID(p.queue, len(queueColumns), 1, id)...)
+		sfts = append(sfts, setID(p.sft, len(sftColumns), 0, id)...)
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "messages", messageColumns, msgs); err != nil {
 		return storeErr(w.op+": insert messages", err)
@@ -654,6 +674,9 @@ func (w *importWriter) flush(ctx context.Context) error {
 	}
 	if err := w.d.bulk(ctx, w.stmts, w.d, "coverage_paths", coverageColumns, covs); err != nil {
 		return storeErr(w.op+": coverage paths", err)
+	}
+	if err := w.d.bulk(ctx, w.stmts, w.d, "trajectory_sft", sftColumns, sfts); err != nil {
+		return storeErr(w.op+": SFT renderings", err)
 	}
 	return nil
 }

@@ -300,17 +300,17 @@ func postgresCPU(b *testing.B, u string) time.Duration {
 }
 
 // floorQueries read the rows an SFT export of the whole run reads: every
-// trajectory's header, its decisions and its visible messages.
+// trajectory's header with its SFT rendering and marks (kept at import),
+// and its decisions. (Before renderings were kept, an export read and
+// rendered every visible message instead, and the floor read those rows.)
 func floorQueries(runID int64) []string {
 	run := strconv.FormatInt(runID, 10)
 	return []string{
-		`SELECT id, ext_id, parent_id, domain, success, reward, workflow_ok, flow_reasons, engine_version, profile, tools
-			FROM trajectories WHERE run_id = ` + run + ` ORDER BY id`,
+		`SELECT t.id, t.ext_id, t.parent_id, t.domain, t.success, t.reward, t.workflow_ok, t.flow_reasons, t.engine_version, t.profile, t.tools,
+			s.messages, s.marks
+			FROM trajectories t LEFT JOIN trajectory_sft s ON s.trajectory_id = t.id WHERE t.run_id = ` + run + ` ORDER BY t.id`,
 		`SELECT trajectory_id, ordinal, message_idx, call_idx, tool, auto_verdict, human_verdict, verdict, mask
 			FROM decisions WHERE run_id = ` + run + ` ORDER BY trajectory_id, ordinal`,
-		`SELECT m.trajectory_id, m.idx, m.role, m.content, m.content_null, m.tool_calls, m.tool_call_id, m.name, m.is_error
-			FROM messages m JOIN trajectories t ON t.id = m.trajectory_id
-			WHERE t.run_id = ` + run + ` AND NOT m.hidden ORDER BY m.trajectory_id, m.idx`,
 	}
 }
 

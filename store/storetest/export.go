@@ -308,18 +308,24 @@ func checkExport(t *testing.T, db *store.DB, f grounding.ExportFilter, c collect
 				}
 			}
 		}
-		// The visible messages: all of them for SFT, the assistant ones
-		// otherwise; never a hidden one.
-		var wantMsgs []grounding.Message
-		for _, m := range e.visible {
-			if f.Format == grounding.ExportSFT || m.Role == grounding.RoleAssistant {
-				wantMsgs = append(wantMsgs, m)
+		// The visible messages, never a hidden one, as SFT renders them; for
+		// masks and CSV the marks of the assistant ones (their tokens).
+		wantSFT, wantMarks := grounding.AppendSFTMessages(nil, canonMessages(t, e.visible))
+		if f.Format == grounding.ExportSFT {
+			if got, want := canonSFT(t, tr.SFT), canonSFT(t, string(wantSFT)); got != want {
+				t.Errorf("%s %s messages rendered\n%.2000s\nwant\n%.2000s", name, tr.ExtID, got, want)
 			}
 		}
-		for k := range wantMsgs {
-			wantMsgs[k].Error = false // an export does not read the error flag: the content says it
+		gotMarks := slices.Clone(tr.Marks)
+		for k := range gotMarks {
+			if f.Format != grounding.ExportSFT {
+				gotMarks[k].Offset = 0 // where its weight is: only the SFT rendering has them
+				wantMarks[k].Offset = 0
+			}
 		}
-		checkMessages(t, name+" "+tr.ExtID+" messages", tr.Messages, nil, canonMessages(t, wantMsgs))
+		if !slices.Equal(gotMarks, wantMarks) {
+			t.Errorf("%s %s marks = %v, want %v", name, tr.ExtID, gotMarks, wantMarks)
+		}
 		if f.Format == grounding.ExportSFT {
 			checkSFTWeights(t, name+" "+tr.ExtID, c.lines[i], e)
 		}
@@ -360,6 +366,32 @@ func checkExport(t *testing.T, db *store.DB, f grounding.ExportFilter, c collect
 		h.Export.Format != string(f.Format) || !slices.Equal(x.Profiles, gs.Profiles) {
 		t.Errorf("%s header %s and trailer %s disagree with %d trajectories written", name, first, last, len(c.ts))
 	}
+}
+
+// canonSFT is a rendered SFT messages array with the keys of every object,
+// and of the JSON inside each call's argument string, in one order: the
+// store keeps arguments in their source order, the fixtures' expectations
+// are canonicalized (canonMessages).
+func canonSFT(t *testing.T, rendering string) string {
+	t.Helper()
+	var msgs []map[string]any
+	if err := json.Unmarshal([]byte(rendering), &msgs); err != nil {
+		t.Fatalf("rendered SFT messages are not a JSON array of objects: %v\n%.500s", err, rendering)
+	}
+	for _, m := range msgs {
+		calls, _ := m["tool_calls"].([]any)
+		for _, c := range calls {
+			fn, _ := c.(map[string]any)["function"].(map[string]any)
+			if args, ok := fn["arguments"].(string); ok && json.Valid([]byte(args)) {
+				fn["arguments"] = canonJSON(t, []byte(args))
+			}
+		}
+	}
+	out, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }
 
 // checkSFTWeights parses an SFT line and compares its assistant weights.

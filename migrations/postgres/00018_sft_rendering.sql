@@ -1,0 +1,31 @@
+-- Each trajectory's SFT "messages" array, rendered once at import with
+-- every assistant weight 0, and the marks of its assistant messages (the
+-- message, the offset of its weight digit, its target tokens): an SFT
+-- export copies the rendering and sets the supervised digits, instead of
+-- reading, decoding and rendering every visible message again (that was
+-- most of an export's CPU). Visible messages never change after import.
+-- Trajectories imported before this migration have no row: exports render
+-- those from their messages, as before.
+--
+-- A table of its own, so the rows every page reads from trajectories stay
+-- small. The rendering is a few kilobytes, so Postgres stores it out of
+-- line; lz4 compresses it at a fraction of pglz's cost where the server
+-- has lz4, and elsewhere it is kept uncompressed rather than pay pglz on
+-- every import.
+-- +goose Up
+CREATE TABLE trajectory_sft (
+    trajectory_id BIGINT PRIMARY KEY REFERENCES trajectories (id) ON DELETE CASCADE,
+    messages      TEXT NOT NULL, -- the rendered "messages" array
+    marks         TEXT NOT NULL  -- "message offset tokens" triples, ";"-separated
+);
+-- +goose StatementBegin
+DO $$
+BEGIN
+    ALTER TABLE trajectory_sft ALTER COLUMN messages SET COMPRESSION lz4;
+EXCEPTION WHEN OTHERS THEN
+    ALTER TABLE trajectory_sft ALTER COLUMN messages SET STORAGE EXTERNAL;
+END $$;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP TABLE trajectory_sft;
