@@ -123,8 +123,11 @@ type ExportTrajectory struct {
 	FlowReasons   []string
 	EngineVersion string
 	Profile       string
-	// Tools is the stored tool list (canonical JSON), read for SFT only.
-	Tools json.RawMessage
+	// Tools is the stored tool list (canonical JSON), read for SFT only;
+	// trajectories with the same ToolsSHA (its SHA-256, when the store
+	// has it) may share it.
+	Tools    json.RawMessage
+	ToolsSHA string
 	// SFT is the trajectory's "messages" array as AppendSFTMessages renders
 	// it (every weight 0), and Marks its assistant messages' marks: what the
 	// store keeps from the import. When SFT is empty, Prepare renders it

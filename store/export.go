@@ -30,8 +30,10 @@ import (
 // supervised message (the weights need it before the first trajectory),
 // by index probes per candidate; then a database cursor lists the candidate
 // trajectories and a loader goroutine reads their rows in batches of
-// exportBatch: the decisions first, then headers and visible messages of
-// those that belong in the export (grounding.ExportTrajectory.Exported). Go
+// exportBatch: the decisions first, then, for those that belong in the
+// export (grounding.ExportTrajectory.Exported), their headers with the SFT
+// rendering and marks the import kept (visible messages only for
+// trajectories imported before renderings were kept). Go
 // applies the limit, counts what it writes for the trailer and checks P.
 // ExportSummary, for the download page, aggregates every decision instead.
 // Memory holds one batch and one parent group, whatever the export's size.
@@ -66,7 +68,7 @@ var exportDialects = map[string]exportDialect{
 		tx: sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
 		// The summary hashes a few hundred thousand (trajectory, message)
 		// groups: with the default 4 MB it spills to disk in batches.
-		setup: []string{`SET LOCAL work_mem = '64MB'`},
+		setup: []string{`SET LOCAL work_mem = '64MB'`, `SET LOCAL plan_cache_mode = force_generic_plan`},
 		// lib/pq cannot run a query while another one's rows are open, so the
 		// cursor is a server-side one, fetched a batch at a time.
 		cursor: func(ctx context.Context, tx *sqlx.Tx, q string, args []any) (exportCursor, error) {
@@ -460,14 +462,14 @@ func (db *DB) exportSnapshot(ctx context.Context, tx *sqlx.Tx, f grounding.Expor
 // without a limit, there are exportWorkers of them, each in a transaction
 // of its own on its own connection that imports tx's snapshot
 // (pg_export_snapshot), so every batch is read from the same snapshot while
-// two backends and two decoding goroutines share the work: one loader
+// several backends and decoding goroutines share the work: one loader
 // waited on its backend, then decoded, then waited again, and the export
 // ran at the speed of that one connection. The cursor stays on tx. SQLite
 // cannot share a read snapshot between connections, and a limit counts
 // trajectories in order: one loader on tx then.
 func (db *DB) exportLoaders(ctx context.Context, tx *sqlx.Tx, f grounding.ExportFilter) ([]*exportLoader, error) {
 	if db.d.name != "postgres" || f.Limit > 0 {
-		return []*exportLoader{{db: db, tx: tx, f: f, reasons: map[string]string{}}}, nil
+		return []*exportLoader{{db: db, tx: tx, f: f, reasons: map[string]string{}, tools: map[string][]byte{}}}, nil
 	}
 	op := fmt.Sprintf("export run %d", f.RunID)
 	var snapshot string
@@ -493,13 +495,17 @@ func (db *DB) exportLoaders(ctx context.Context, tx *sqlx.Tx, f grounding.Export
 				return nil, storeErr(op, err)
 			}
 		}
-		out = append(out, &exportLoader{db: db, tx: wtx, f: f, reasons: map[string]string{}})
+		out = append(out, &exportLoader{db: db, tx: wtx, f: f, reasons: map[string]string{}, tools: map[string][]byte{}})
 	}
 	return out, nil
 }
 
-// exportWorkers is how many loaders share a Postgres export.
-const exportWorkers = 3
+// exportWorkers is how many loaders share a Postgres export. Three ran
+// a little faster once exports read the import's renderings (sft-all
+// 94.7/91.5 against 85.9/87.8 MB/s, alternating, inside this machine's
+// noise) but held a third batch in flight: the server's peak RSS for
+// 35,000 trajectories against 1,000 grew by 20-41 MB instead of 14-18.
+const exportWorkers = 2
 
 // runLoaders reads the cursor's batches and has loaders load them
 // concurrently, each batch by whichever loader is free, and sends them to
@@ -701,6 +707,7 @@ type exportLoader struct {
 	// Sizes of the last batch's slabs, to size the next ones.
 	decisionsHint, messagesHint int
 	marks                       []grounding.SFTMark // the batch's slab of marks
+	tools                       map[string][]byte   // tool lists read, by SHA-256
 }
 
 // load returns the trajectories of batch that belong in the export, in
@@ -723,14 +730,14 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	// SFT renders no decision: it needs which messages are supervised, from
 	// decisions_export_idx alone. Masks and CSV need every column.
 	q := `SELECT d.trajectory_id, d.message_idx, d.mask, d.human_verdict
-		FROM decisions d WHERE d.trajectory_id IN ` + inList(len(ids)) + ` ORDER BY d.trajectory_id, d.message_idx`
+		FROM decisions d WHERE d.trajectory_id ` + l.in(len(ids)) + ` ORDER BY d.trajectory_id, d.message_idx`
 	if !sft {
 		q = `SELECT d.trajectory_id, d.ordinal, d.message_idx, d.call_idx, d.tool, d.auto_verdict, d.human_verdict,
 			d.verdict, d.mask, d.reasons, d.decided_at, COALESCE(u.name, '')
 			FROM decisions d LEFT JOIN users u ON u.id = d.decided_by
-			WHERE d.trajectory_id IN ` + inList(len(ids)) + ` ORDER BY d.trajectory_id, d.ordinal`
+			WHERE d.trajectory_id ` + l.in(len(ids)) + ` ORDER BY d.trajectory_id, d.ordinal`
 	}
-	rows, err := l.tx.QueryContext(ctx, l.tx.Rebind(q), ids...)
+	rows, err := l.tx.QueryContext(ctx, l.tx.Rebind(q), l.args(ids)...)
 	if err != nil {
 		return nil, storeErr(op+": decisions", err)
 	}
@@ -762,25 +769,33 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	for _, t := range kept {
 		ids = append(ids, t.ID)
 	}
-	in := inList(len(ids))
+	in := l.in(len(ids))
 
 	// SFT renders the tools and the import's rendering of the messages, and
 	// no flow reasons; masks and CSV the reverse, and need only the marks
 	// (for the target tokens).
+	// A pool has a few tool lists: with a rendering kept, the tools come
+	// by their SHA-256, each distinct list read once per loader.
 	cols := `flow_reasons, '', ''`
 	if sft {
-		cols = `'[]', t.tools, COALESCE(s.messages, '')`
+		cols = `'[]', CASE WHEN s.trajectory_id IS NULL THEN t.tools ELSE '' END, COALESCE(s.messages, '')`
 	}
 	// Never hidden, request or meta: hidden context stays out of exports.
 	rows, err = l.tx.QueryContext(ctx, l.tx.Rebind(`SELECT t.id, t.ext_id, t.parent_id, t.domain, t.success, t.reward,
-		t.workflow_ok, t.engine_version, t.profile, `+cols+`, s.trajectory_id IS NOT NULL, COALESCE(s.marks, '')
-		FROM trajectories t LEFT JOIN trajectory_sft s ON s.trajectory_id = t.id WHERE t.id IN `+in), ids...)
+		t.workflow_ok, t.engine_version, t.profile, `+cols+`, s.trajectory_id IS NOT NULL, COALESCE(s.marks, ''),
+		COALESCE(s.tools_sha, '')
+		FROM trajectories t LEFT JOIN trajectory_sft s ON s.trajectory_id = t.id WHERE t.id `+in), l.args(ids)...)
 	if err != nil {
 		return nil, storeErr(op+": trajectories", err)
 	}
 	unrendered, err := l.trajectories(rows, byID, sft)
 	if err != nil {
 		return nil, storeErr(op+": trajectories", err)
+	}
+	if sft {
+		if err := l.toolLists(ctx, kept); err != nil {
+			return nil, storeErr(op+": tools", err)
+		}
 	}
 
 	// Trajectories imported before renderings were kept: their messages,
@@ -793,8 +808,8 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 			CASE role WHEN 'assistant' THEN 0 WHEN 'user' THEN 1 WHEN 'tool' THEN 2 WHEN 'system' THEN 3 ELSE 4 END,
 			CASE WHEN role IN ('assistant', 'user', 'tool', 'system') THEN '' ELSE role END,
 			content, content_null, tool_calls, tool_call_id, name
-			FROM messages WHERE trajectory_id IN ` + inList(len(unrendered)) + ` AND hidden = ?`
-		args := append(unrendered, false)
+			FROM messages WHERE trajectory_id ` + l.in(len(unrendered)) + ` AND hidden = ?`
+		args := append(l.args(unrendered), false)
 		if !sft {
 			q += ` AND role = ?`
 			args = append(args, grounding.RoleAssistant)
@@ -814,7 +829,52 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	return kept, nil
 }
 
-func inList(n int) string { return "(?" + strings.Repeat(", ?", n-1) + ")" }
+// toolLists sets the tools of the trajectories that came with the SHA-256
+// of their tool list instead, reading each list the loader has not seen
+// yet once (by the first trajectory that has it).
+func (l *exportLoader) toolLists(ctx context.Context, ts []*grounding.ExportTrajectory) error {
+	for _, t := range ts {
+		if t.ToolsSHA == "" {
+			continue
+		}
+		tools, ok := l.tools[t.ToolsSHA]
+		if !ok {
+			if err := l.tx.GetContext(ctx, &tools, l.tx.Rebind(`SELECT tools FROM trajectories WHERE id = ?`), t.ID); err != nil {
+				return fmt.Errorf("trajectory %d: %w", t.ID, err)
+			}
+			if len(l.tools) >= 256 { // a pool of many tool lists: keep memory bounded
+				clear(l.tools)
+			}
+			l.tools[t.ToolsSHA] = tools
+		}
+		t.Tools = tools
+	}
+	return nil
+}
+
+// in is the condition "is one of n ids" that args binds: on Postgres one
+// array parameter, = ANY(?), whose plan does not depend on n (planning an
+// IN list of 512 constants took longer than running the query: 4-5 ms
+// against 3-7 ms a batch), with the export's transactions asking for
+// generic plans; on SQLite an IN list.
+func (l *exportLoader) in(n int) string {
+	if l.db.d.name == "postgres" {
+		return "= ANY(?)"
+	}
+	return "IN (?" + strings.Repeat(", ?", n-1) + ")"
+}
+
+// args binds ids (int64s) for the condition of in.
+func (l *exportLoader) args(ids []any) []any {
+	if l.db.d.name != "postgres" {
+		return slices.Clip(ids)
+	}
+	a := make(pq.Int64Array, len(ids))
+	for i, id := range ids {
+		a[i] = id.(int64)
+	}
+	return []any{a}
+}
 
 // trajectories reads the trajectories' rows into byID, with the import's
 // SFT rendering (for SFT) and marks, and returns the ids of those imported
@@ -834,7 +894,7 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 			r        grounding.ExportTrajectory
 		)
 		if err := rows.Scan(&id, &r.ExtID, &r.ParentID, &r.Domain, &r.Success, &reward,
-			&r.WorkflowOK, &r.EngineVersion, &r.Profile, &flow, &tools, &r.SFT, &rendered, &marks); err != nil {
+			&r.WorkflowOK, &r.EngineVersion, &r.Profile, &flow, &tools, &r.SFT, &rendered, &marks, &r.ToolsSHA); err != nil {
 			return nil, err
 		}
 		t := byID[id]
@@ -867,7 +927,7 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 		}
 		t.Marks = l.marks[start:len(l.marks):len(l.marks)]
 		if sft {
-			t.SFT = r.SFT
+			t.SFT, t.ToolsSHA = r.SFT, r.ToolsSHA
 			if err := grounding.CheckSFTMarks(t.SFT, t.Marks); err != nil {
 				return nil, fmt.Errorf("trajectory %d: %w", id, err)
 			}

@@ -3,6 +3,8 @@ package store
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +46,7 @@ var (
 		"action", "e", "v", "g", "flow_ok", "auto_verdict", "verdict", "mask", "queued", "reasons", "args", "question", "detail",
 	}
 	reasonColumns = []string{"trajectory_id", "ordinal", "run_id", "reason"}
-	sftColumns    = []string{"trajectory_id", "messages", "marks"}
+	sftColumns    = []string{"trajectory_id", "messages", "marks", "tools_sha"}
 	queueColumns  = []string{"run_id", "trajectory_id", "ordinal", "source", "why", "priority", "required", "state", "created_at"}
 )
 
@@ -495,6 +497,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 	if err != nil {
 		return bad("tools", err)
 	}
+	storedTools := cleanJSON(tools)
 	hidden, err := encodeJSON(nonNil(t.Hidden))
 	if err != nil {
 		return bad("hidden", err)
@@ -529,7 +532,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
-		cleanText(t.Request), cleanJSON(tools), cleanJSON(hidden), meta,
+		cleanText(t.Request), storedTools, cleanJSON(hidden), meta,
 		dbTime{w.at}, check.EngineVersion, check.Profile + "@" + check.ProfileVersion, check.Workflow, flow, cleanJSON(violations),
 		own.pass, own.fail, own.ambiguous, own.queued, own.supervised, own.certified == 1,
 	}}
@@ -571,7 +574,8 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		}
 	}
 	rendering, marks := grounding.AppendSFTMessages(nil, visible)
-	p.sft = []any{nil, string(rendering), string(grounding.AppendSFTMarks(nil, marks))}
+	toolsSum := sha256.Sum256([]byte(storedTools))
+	p.sft = []any{nil, string(rendering), string(grounding.AppendSFTMarks(nil, marks)), hex.EncodeToString(toolsSum[:])}
 	p.decs = make([]any, 0, len(decisions)*len(decisionColumns))
 	for i, d := range decisions {
 		c := check.Decisions[i]

@@ -300,16 +300,17 @@ func postgresCPU(b *testing.B, u string) time.Duration {
 }
 
 // floorQueries read the rows an SFT export of the whole run reads: every
-// trajectory's header with its SFT rendering and marks (kept at import),
-// and its decisions. (Before renderings were kept, an export read and
+// trajectory's header with its SFT rendering, marks and the SHA-256 of its
+// tool list (kept at import; an export reads each distinct list once), and
+// the columns of its decisions an SFT export reads. (Before renderings were kept, an export read and
 // rendered every visible message instead, and the floor read those rows.)
 func floorQueries(runID int64) []string {
 	run := strconv.FormatInt(runID, 10)
 	return []string{
-		`SELECT t.id, t.ext_id, t.parent_id, t.domain, t.success, t.reward, t.workflow_ok, t.flow_reasons, t.engine_version, t.profile, t.tools,
-			s.messages, s.marks
+		`SELECT t.id, t.ext_id, t.parent_id, t.domain, t.success, t.reward, t.workflow_ok, t.flow_reasons, t.engine_version, t.profile,
+			s.messages, s.marks, s.tools_sha
 			FROM trajectories t LEFT JOIN trajectory_sft s ON s.trajectory_id = t.id WHERE t.run_id = ` + run + ` ORDER BY t.id`,
-		`SELECT trajectory_id, ordinal, message_idx, call_idx, tool, auto_verdict, human_verdict, verdict, mask
+		`SELECT trajectory_id, message_idx, mask, human_verdict
 			FROM decisions WHERE run_id = ` + run + ` ORDER BY trajectory_id, ordinal`,
 	}
 }

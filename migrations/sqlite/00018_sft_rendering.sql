@@ -11,7 +11,9 @@
 CREATE TABLE trajectory_sft (
     trajectory_id INTEGER PRIMARY KEY REFERENCES trajectories (id) ON DELETE CASCADE,
     messages      TEXT NOT NULL, -- the rendered "messages" array
-    marks         TEXT NOT NULL  -- "message offset tokens" triples, ";"-separated
+    marks         TEXT NOT NULL, -- "message offset tokens" triples, ";"-separated
+    tools_sha     TEXT NOT NULL  -- SHA-256 (hex) of trajectories.tools: exports read
+                                 -- each distinct tool list once, not once per trajectory
 );
 
 -- +goose Down
