@@ -124,10 +124,8 @@ type ExportTrajectory struct {
 	EngineVersion string
 	Profile       string
 	// Tools is the stored tool list (canonical JSON), read for SFT only;
-	// trajectories with the same ToolsSHA (its SHA-256, when the store
-	// has it) may share it.
-	Tools    json.RawMessage
-	ToolsSHA string
+	// trajectories with the same list may share it.
+	Tools json.RawMessage
 	// SFT is the trajectory's "messages" array as AppendSFTMessages renders
 	// it (every weight 0), and Marks its assistant messages' marks: what the
 	// store keeps from the import. When SFT is empty, Prepare renders it

@@ -773,9 +773,8 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 
 	// SFT renders the tools and the import's rendering of the messages, and
 	// no flow reasons; masks and CSV the reverse, and need only the marks
-	// (for the target tokens).
-	// A pool has a few tool lists: with a rendering kept, the tools come
-	// by their SHA-256, each distinct list read once per loader.
+	// (for the target tokens). A pool has a few tool lists: with a rendering
+	// kept, the tools come by their SHA-256, each list read once per loader.
 	cols := `flow_reasons, '', ''`
 	if sft {
 		cols = `'[]', CASE WHEN s.trajectory_id IS NULL THEN t.tools ELSE '' END, COALESCE(s.messages, '')`
@@ -788,14 +787,12 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 	if err != nil {
 		return nil, storeErr(op+": trajectories", err)
 	}
-	unrendered, err := l.trajectories(rows, byID, sft)
+	unrendered, byTools, err := l.trajectories(rows, byID, sft)
 	if err != nil {
 		return nil, storeErr(op+": trajectories", err)
 	}
-	if sft {
-		if err := l.toolLists(ctx, kept); err != nil {
-			return nil, storeErr(op+": tools", err)
-		}
+	if err := l.toolLists(ctx, byTools); err != nil {
+		return nil, storeErr(op+": tools", err)
 	}
 
 	// Trajectories imported before renderings were kept: their messages,
@@ -822,22 +819,27 @@ func (l *exportLoader) load(ctx context.Context, batch []exportRow, left *int) (
 			return nil, storeErr(op+": messages", err)
 		}
 	}
-	// Prepared again with the messages: the weights and tokens need them.
+	// Prepared again with the marks (or the messages they are rendered
+	// from): the weights and tokens need them.
 	for _, t := range kept {
 		t.Prepare(l.f.Source)
 	}
 	return kept, nil
 }
 
-// toolLists sets the tools of the trajectories that came with the SHA-256
-// of their tool list instead, reading each list the loader has not seen
-// yet once (by the first trajectory that has it).
-func (l *exportLoader) toolLists(ctx context.Context, ts []*grounding.ExportTrajectory) error {
-	for _, t := range ts {
-		if t.ToolsSHA == "" {
-			continue
-		}
-		tools, ok := l.tools[t.ToolsSHA]
+// toolsRef is a trajectory whose row came with the SHA-256 of its tool
+// list instead of the list.
+type toolsRef struct {
+	t   *grounding.ExportTrajectory
+	sha string
+}
+
+// toolLists sets the tools of refs, reading each list the loader has not
+// seen yet once (by the first trajectory that has it).
+func (l *exportLoader) toolLists(ctx context.Context, refs []toolsRef) error {
+	for _, r := range refs {
+		t := r.t
+		tools, ok := l.tools[r.sha]
 		if !ok {
 			if err := l.tx.GetContext(ctx, &tools, l.tx.Rebind(`SELECT tools FROM trajectories WHERE id = ?`), t.ID); err != nil {
 				return fmt.Errorf("trajectory %d: %w", t.ID, err)
@@ -845,7 +847,7 @@ func (l *exportLoader) toolLists(ctx context.Context, ts []*grounding.ExportTraj
 			if len(l.tools) >= 256 { // a pool of many tool lists: keep memory bounded
 				clear(l.tools)
 			}
-			l.tools[t.ToolsSHA] = tools
+			l.tools[r.sha] = tools
 		}
 		t.Tools = tools
 	}
@@ -877,11 +879,11 @@ func (l *exportLoader) args(ids []any) []any {
 }
 
 // trajectories reads the trajectories' rows into byID, with the import's
-// SFT rendering (for SFT) and marks, and returns the ids of those imported
-// before renderings were kept.
-func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory, sft bool) ([]any, error) {
+// SFT rendering (for SFT) and marks. It returns the ids of those imported
+// before renderings were kept and, for SFT, the trajectories whose tool
+// list came by its SHA-256.
+func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.ExportTrajectory, sft bool) (unrendered []any, byTools []toolsRef, err error) {
 	defer rows.Close()
-	var unrendered []any
 	l.marks = make([]grounding.SFTMark, 0, max(cap(l.marks), 64)) // the earlier batch may still be rendering
 	for rows.Next() {
 		var (
@@ -891,26 +893,26 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 			tools    []byte
 			rendered bool
 			marks    string
+			toolsSHA string
 			r        grounding.ExportTrajectory
 		)
 		if err := rows.Scan(&id, &r.ExtID, &r.ParentID, &r.Domain, &r.Success, &reward,
-			&r.WorkflowOK, &r.EngineVersion, &r.Profile, &flow, &tools, &r.SFT, &rendered, &marks, &r.ToolsSHA); err != nil {
-			return nil, err
+			&r.WorkflowOK, &r.EngineVersion, &r.Profile, &flow, &tools, &r.SFT, &rendered, &marks, &toolsSHA); err != nil {
+			return nil, nil, err
 		}
 		t := byID[id]
 		if t == nil {
-			return nil, fmt.Errorf("unexpected trajectory %d", id)
+			return nil, nil, fmt.Errorf("unexpected trajectory %d", id)
 		}
 		if r.ParentID != t.ParentID {
-			return nil, fmt.Errorf("trajectory %d: parent %q, listed as %q", id, r.ParentID, t.ParentID)
+			return nil, nil, fmt.Errorf("trajectory %d: parent %q, listed as %q", id, r.ParentID, t.ParentID)
 		}
 		t.ExtID, t.Domain, t.Success, t.WorkflowOK, t.EngineVersion, t.Profile = r.ExtID, r.Domain, r.Success, r.WorkflowOK, r.EngineVersion, r.Profile
 		if reward.Valid {
 			t.Reward = &reward.Float64
 		}
-		var err error
 		if t.FlowReasons, err = l.strings(flow); err != nil {
-			return nil, fmt.Errorf("trajectory %d: flow reasons: %w", id, err)
+			return nil, nil, fmt.Errorf("trajectory %d: flow reasons: %w", id, err)
 		}
 		if len(tools) > 0 {
 			t.Tools = tools
@@ -923,17 +925,18 @@ func (l *exportLoader) trajectories(rows *sql.Rows, byID map[int64]*grounding.Ex
 		// trajectories that point into it.
 		start := len(l.marks)
 		if l.marks, err = grounding.ParseSFTMarks(l.marks, marks); err != nil {
-			return nil, fmt.Errorf("trajectory %d: %w", id, err)
+			return nil, nil, fmt.Errorf("trajectory %d: %w", id, err)
 		}
 		t.Marks = l.marks[start:len(l.marks):len(l.marks)]
 		if sft {
-			t.SFT, t.ToolsSHA = r.SFT, r.ToolsSHA
+			t.SFT = r.SFT
 			if err := grounding.CheckSFTMarks(t.SFT, t.Marks); err != nil {
-				return nil, fmt.Errorf("trajectory %d: %w", id, err)
+				return nil, nil, fmt.Errorf("trajectory %d: %w", id, err)
 			}
+			byTools = append(byTools, toolsRef{t, toolsSHA})
 		}
 	}
-	return unrendered, rows.Err()
+	return unrendered, byTools, rows.Err()
 }
 
 // decisions reads decision rows, grouped by trajectory, into one slab per
