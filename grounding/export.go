@@ -175,9 +175,11 @@ func (d *ExportDecision) Source() string {
 }
 
 // Prepare marks the decisions src selects and computes the counts, and each
-// loaded message's SFT weight and the target tokens. The counts depend on
-// the decisions alone, so a trajectory can be prepared before its messages
-// are loaded (to decide whether it is exported), and again after.
+// assistant message's SFT weight and the target tokens, by its mark (the
+// rendering is made from Messages first when none came with t). The counts
+// depend on the decisions alone, so a trajectory can be prepared before its
+// rendering or messages are loaded (to decide whether it is exported), and
+// again after.
 //
 // An assistant message has weight 1 when it makes at least one decision and
 // every decision it makes is selected with mask 1: a message with several
