@@ -366,12 +366,19 @@ func copyFloor(b *testing.B, u string, runID int64) (wall time.Duration, n int64
 	return wall, n, cpu
 }
 
-// statCPU is the user and system time in a /proc/PID/stat line.
+// statCPU is the user and system time in a /proc/PID/stat line, its own
+// and that of its children it has waited for. With the children's, the sum
+// over postgres processes never goes down: a backend that exits between two
+// readings leaves its time in the postmaster's, which reaps it (summing the
+// processes' own times alone came out negative across such an exit).
 func statCPU(stat []byte) time.Duration {
 	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond // clock ticks of 1/100 s
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += v
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // clock ticks of 1/100 s
 }
 
 func sqliteFloor(b *testing.B, path string, runID int64) (time.Duration, int64) {
