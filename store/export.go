@@ -402,7 +402,13 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(s
 		// The loader alone uses tx, the cursor's too.
 		go loaders[0].run(lctx, cur, batches)
 	} else {
-		go runLoaders(lctx, cur, loaders, batches)
+		loads := make([]loadFunc, len(loaders))
+		for i, l := range loaders {
+			loads[i] = func(ctx context.Context, batch []exportRow) ([]*grounding.ExportTrajectory, error) {
+				return l.load(ctx, batch, nil)
+			}
+		}
+		go runLoaders(lctx, op, cur, loads, batches)
 	}
 	stop := func() {
 		cancel()
@@ -507,11 +513,14 @@ func (db *DB) exportLoaders(ctx context.Context, tx *sqlx.Tx, f grounding.Export
 // 35,000 trajectories against 1,000 grew by 20-41 MB instead of 14-18.
 const exportWorkers = 2
 
+// loadFunc loads a batch of the cursor's rows: one loader's load.
+type loadFunc func(ctx context.Context, batch []exportRow) ([]*grounding.ExportTrajectory, error)
+
 // runLoaders reads the cursor's batches and has loaders load them
 // concurrently, each batch by whichever loader is free, and sends them to
 // out in cursor order. An error is sent as the last item. It closes out
 // only once every goroutine it started is done with its transaction.
-func runLoaders(ctx context.Context, cur exportCursor, loaders []*exportLoader, out chan<- exportLoaded) {
+func runLoaders(ctx context.Context, op string, cur exportCursor, loaders []loadFunc, out chan<- exportLoaded) {
 	ctx, cancel := context.WithCancel(ctx)
 	var all sync.WaitGroup
 	defer func() {
@@ -519,7 +528,6 @@ func runLoaders(ctx context.Context, cur exportCursor, loaders []*exportLoader, 
 		all.Wait()
 		close(out)
 	}()
-	op := fmt.Sprintf("export run %d", loaders[0].f.RunID)
 	type job struct {
 		n     int
 		batch []exportRow
@@ -530,6 +538,13 @@ func runLoaders(ctx context.Context, cur exportCursor, loaders []*exportLoader, 
 	}
 	jobs := make(chan job)
 	results := make(chan done, len(loaders))
+	// A token per batch handed to a loader and not yet sent on: a batch
+	// that loads slowly holds back those after it, which wait here in
+	// order, and without the tokens the other loaders would go on loading
+	// batch after batch behind it. With them, memory holds at most this
+	// many loaded batches besides those out buffers, whatever the export's
+	// size.
+	inflight := make(chan struct{}, len(loaders)+1)
 	var workers sync.WaitGroup
 	for _, l := range loaders {
 		workers.Add(1)
@@ -538,7 +553,7 @@ func runLoaders(ctx context.Context, cur exportCursor, loaders []*exportLoader, 
 			defer all.Done()
 			defer workers.Done()
 			for j := range jobs {
-				ts, err := l.load(ctx, j.batch, nil)
+				ts, err := l(ctx, j.batch)
 				select {
 				case results <- done{j.n, exportLoaded{ts: ts, err: err}}:
 				case <-ctx.Done():
@@ -562,6 +577,12 @@ func runLoaders(ctx context.Context, cur exportCursor, loaders []*exportLoader, 
 				return
 			}
 			if len(batch) > 0 {
+				select {
+				case inflight <- struct{}{}:
+				case <-ctx.Done():
+					fetched <- ctx.Err()
+					return
+				}
 				select {
 				case jobs <- job{n, batch}:
 				case <-ctx.Done():
@@ -598,6 +619,7 @@ func runLoaders(ctx context.Context, cur exportCursor, loaders []*exportLoader, 
 			if !send(b) {
 				return
 			}
+			<-inflight
 		}
 	}
 	if err := <-fetched; err != nil {
