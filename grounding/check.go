@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
@@ -269,18 +270,21 @@ type checker struct {
 	p  *Profile
 	rt *profileRuntime
 
-	keys  keyTable // canonical key → index in ents
-	ents  []entry
-	slab  scratchSlab // entry keys and occurrence paths, reused by the next trajectory
-	out   strSlab     // strings the result keeps
-	paths []string    // occurrence paths (occ.path); paths[0] is ""
-	buf   mentionBuf
-	tbuf  mentionBuf // scratch for text being checked
-	rbuf  mentionBuf // the reply of the assistant message being checked
-	sc    textScanner
-	jw    jsonWalker
-	memo  scanMemo // the walker's memo of key and value scans
-	nums  []numOcc
+	keys keyTable // canonical key → index in ents
+	ents []entry
+	slab scratchSlab // entry keys and occurrence paths, reused by the next trajectory
+	out  strSlab     // strings the result keeps
+	vals resultBytes // values found in text, which the result keeps
+	// argChunks holds the decisions' ArgEvidence slices
+	argChunks argChunk
+	paths     []string // occurrence paths (occ.path); paths[0] is ""
+	buf       mentionBuf
+	tbuf      mentionBuf // scratch for text being checked
+	rbuf      mentionBuf // the reply of the assistant message being checked
+	sc        textScanner
+	jw        jsonWalker
+	memo      scanMemo // the walker's memo of key and value scans
+	nums      []numOcc
 	// stated are amounts the agent's replies stated with support.
 	stated   []numOcc
 	kindSets []kindSet // by kindRuntime.idx; see kindSet
@@ -290,6 +294,8 @@ type checker struct {
 	small   []smallOcc
 
 	calls        []callInfo
+	argText      []byte  // the calls' arguments (cutArgs); a new one per trajectory
+	identStore   []int32 // the calls' identEnts are cut from this
 	firstCall    []int32 // message → index in calls of its first call (visible assistant messages)
 	obsCall      []int   // message → index in calls it answers, -1
 	textMsgs     []int32 // visible non-agent messages with free text (not JSON)
@@ -315,8 +321,11 @@ type checker struct {
 	lastNo       bool    // whether it opened with a refusal ("no", "actually", …)
 	lastWrite    int     // message of the last successful consequential write, -1
 	events       []confirmEvent
-	evEnts       []int32 // the events' ents are cut from this
-	pendingTexts []int   // agent text messages since the last "yes"
+	evEnts       []int32             // the events' ents are cut from this
+	pendingTexts []int               // agent text messages since the last "yes"
+	evTexts      []int               // the events' texts are cut from this
+	partBuf      []byte              // scratch of confirmation: an id part's key
+	actionWords  map[string][]string // tool name → actionWords, kept by the pool
 	writes       []writeDone
 
 	visibleTools map[string]*toolSchema
@@ -327,11 +336,13 @@ type checker struct {
 	found      []checked
 	argScratch []ArgEvidence
 	// scratch of checkArgs (never nested)
-	leaves  []argLeaf
-	segBuf  []jsonSeg
-	roles   []ArgProfile
-	pathBuf []byte
-	keyBuf  []byte
+	onArgLeaf func(w *jsonWalker, kind byte, s string, f float64, start, end int)
+	curArgs   string // the arguments argLeaf is walking
+	leaves    []argLeaf
+	segBuf    []jsonSeg
+	roles     []ArgProfile
+	pathBuf   []byte
+	keyBuf    []byte
 	// argKeys and pathKeys of the trajectory's calls are cut from these
 	keyStore  []string
 	pathStore []pathKey
@@ -366,6 +377,7 @@ type smallOcc struct {
 func newChecker() *checker {
 	c := &checker{}
 	c.jw.memo = &c.memo
+	c.onArgLeaf = c.argLeaf // one method value, not a closure per call
 	return c
 }
 
@@ -383,9 +395,12 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.records.reset()
 	c.small = c.small[:0]
 	c.calls = c.calls[:0]
+	c.argText = nil
+	c.identStore = c.identStore[:0]
 	c.keyStore, c.pathStore = c.keyStore[:0], c.pathStore[:0]
 	c.firstCall = c.firstCall[:0]
 	c.evEnts = c.evEnts[:0]
+	c.evTexts = c.evTexts[:0]
 	c.obsCall = c.obsCall[:0]
 	c.textMsgs = c.textMsgs[:0]
 	c.userMsgs = c.userMsgs[:0]
@@ -491,10 +506,19 @@ func (c *checker) succeeded() bool {
 func (c *checker) pairCalls() {
 	t := c.t
 	n := len(t.Messages)
+	size := 0
 	for i := 0; i < n; i++ {
 		c.obsCall = append(c.obsCall, -1)
 		c.firstCall = append(c.firstCall, -1)
+		if m := &t.Messages[i]; m.Role == RoleAssistant && !m.IsHidden() {
+			for k := range m.ToolCalls {
+				size += len(m.ToolCalls[k].Arguments)
+			}
+		}
 	}
+	// Every call's arguments as text, in one allocation: the evidence's
+	// values are slices of it (argValue), so the result keeps it.
+	c.argText = make([]byte, 0, size)
 	for i := range t.Messages {
 		m := &t.Messages[i]
 		if m.Role != RoleAssistant || m.IsHidden() {
@@ -504,7 +528,7 @@ func (c *checker) pairCalls() {
 		for k := range m.ToolCalls {
 			call := &m.ToolCalls[k]
 			ci := len(c.calls)
-			info := callInfo{msg: i, call: k, obs: -1, args: string(call.Arguments)}
+			info := callInfo{msg: i, call: k, obs: -1, args: c.cutArgs(call.Arguments)}
 			for j := i + 1; j < n; j++ {
 				o := &t.Messages[j]
 				if o.Role == RoleAssistant && !o.IsHidden() {
@@ -524,6 +548,26 @@ func (c *checker) pairCalls() {
 			c.calls = append(c.calls, info)
 		}
 	}
+}
+
+// cutArgs copies a call's arguments into argText and returns the copy as
+// a string. argText is sized for all of them, so the copy never moves, and
+// nothing writes to it again: the string and the evidence's slices of it
+// stay as they were cut.
+func (c *checker) cutArgs(a json.RawMessage) string {
+	if len(a) == 0 {
+		return ""
+	}
+	off := len(c.argText)
+	c.argText = append(c.argText, a...)
+	return unsafe.String(&c.argText[off], len(a))
+}
+
+// argValue is the raw value args[start:end] of a call's arguments (a string
+// cut by cutArgs) as a slice of argText, capped so an append to it copies.
+func argValue(args string, start, end int) json.RawMessage {
+	b := unsafe.Slice(unsafe.StringData(args), len(args))
+	return json.RawMessage(b[start:end:end])
 }
 
 // isError applies the importer's flag and the profile's error conventions.
@@ -772,7 +816,9 @@ func (c *checker) userTurn(msg int, content string) {
 	if c.lastYes && c.askedToConfirm() {
 		e0 := len(c.evEnts)
 		c.evEnts = append(c.evEnts, c.pending...) // distinct: an entry is pending once
-		ev := confirmEvent{user: msg, texts: append([]int(nil), c.pendingTexts...), ents: c.evEnts[e0:len(c.evEnts):len(c.evEnts)]}
+		t0 := len(c.evTexts)
+		c.evTexts = append(c.evTexts, c.pendingTexts...)
+		ev := confirmEvent{user: msg, texts: c.evTexts[t0:len(c.evTexts):len(c.evTexts)], ents: c.evEnts[e0:len(c.evEnts):len(c.evEnts)]}
 		c.events = append(c.events, ev)
 	}
 	c.pending = c.pending[:0]

@@ -273,12 +273,9 @@ func (c *checker) contradicts(kr *kindRuntime, ks *kindSet, idx int, msg int) (b
 	return false, ""
 }
 
-// idNumberParts returns the all-digit parts (3+ digits) of an identifier key
-// "s:credit_card_4421486" → ["4421486"].
-func idNumberParts(key string) []string { return appendIDNumberParts(nil, key) }
-
-// appendIDNumberParts is idNumberParts appending to dst. The parts are the
-// runs between '_' and '-' (ASCII, so splitting bytes splits runes).
+// appendIDNumberParts appends the all-digit parts (3+ digits) of an
+// identifier key to dst: "s:credit_card_4421486" → ["4421486"]. The parts
+// are the runs between '_' and '-' (ASCII, so splitting bytes splits runes).
 func appendIDNumberParts(dst []string, key string) []string {
 	id := strings.TrimPrefix(key, "s:")
 	for i := 0; i < len(id); {

@@ -100,6 +100,17 @@ func (c *checker) assistant(i int) {
 	}
 }
 
+// decodeJSONString decodes a JSON string with escapes. It is apart from
+// its callers so that only a string with escapes costs the allocation that
+// decoding into a string variable makes.
+func decodeJSONString(raw string) (string, bool) {
+	var s string
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
 // appendValueKeys is valueKeys appending to dst, with the keys cut from
 // the checker's slab.
 func (c *checker) appendValueKeys(dst []string, raw string) []string {
@@ -109,11 +120,11 @@ func (c *checker) appendValueKeys(dst []string, raw string) []string {
 	b := c.keyBuf[:0]
 	switch raw[0] {
 	case '"':
-		var s string
-		if strings.IndexByte(raw, '\\') < 0 {
-			s = raw[1 : len(raw)-1]
-		} else if json.Unmarshal([]byte(raw), &s) != nil {
-			return dst
+		s, ok := raw[1:len(raw)-1], true
+		if strings.IndexByte(raw, '\\') >= 0 {
+			if s, ok = decodeJSONString(raw); !ok {
+				return dst
+			}
 		}
 		b = appendStringKey(b, s)
 		dst = append(dst, c.slab.cut(b))
@@ -346,18 +357,10 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 	// call; the paths, which the evidence keeps, are cut from the slab.
 	c.leaves, c.segBuf = c.leaves[:0], c.segBuf[:0]
 	args := ci.args
-	c.jw.walkLeaves(args, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
-		c.pathBuf = w.appendPath(c.pathBuf[:0])
-		p := c.out.cut(c.pathBuf)
-		s0 := len(c.segBuf)
-		c.segBuf = append(c.segBuf, w.segs...)
-		segs := c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
-		c.leaves = append(c.leaves, argLeaf{path: p, npath: normalizeArgPath(p), segs: segs, kind: kind, s: s, f: f, raw: args[start:end], start: start})
-	})
+	c.curArgs = args
+	c.jw.walkLeaves(args, c.onArgLeaf)
+	c.curArgs = ""
 	leaves := c.leaves
-	// The evidence's values are slices of one copy of the arguments per
-	// call, rather than a copy apiece.
-	var argBytes []byte
 	tp := c.rt.tools[call.Name]
 	// Keys and identifier entries first: echo detection and record lookups
 	// need them before any value is judged.
@@ -375,19 +378,26 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 	ci.argKeys = c.keyStore[k0:len(c.keyStore):len(c.keyStore)]
 	roles := slices.Grow(c.roles[:0], len(leaves))[:len(leaves)]
 	c.roles = roles
+	i0 := len(c.identStore) // the call's identEnts are cut from identStore
 	for j, l := range leaves {
 		roles[j] = c.roleOf(tp, schema, l)
 		// The entity a call is keyed by (a reservation, an order): its
 		// read's observation is the record that singles out its parts.
 		if kr := c.rt.kinds[roles[j].Kind]; kr != nil && kr.spec.Choice && roles[j].Role == RoleIdentifier && l.kind == 's' {
-			if id, ok := c.find(stringKey(l.s)); ok {
-				ci.identEnts = append(ci.identEnts, id)
+			c.keyBuf = appendStringKey(c.keyBuf[:0], l.s)
+			if id, ok := c.findBytes(c.keyBuf); ok {
+				c.identStore = append(c.identStore, id)
 			}
 		}
 	}
+	if ids := c.identStore[i0:len(c.identStore):len(c.identStore)]; len(ci.identEnts) == 0 {
+		ci.identEnts = ids
+	} else {
+		ci.identEnts = append(ci.identEnts, ids...)
+	}
 	sev := sevOK
 	if d.Args == nil {
-		d.Args = make([]ArgEvidence, 0, len(leaves))
+		d.Args = c.argChunks.take(len(leaves))
 	}
 	for j, l := range leaves {
 		ap := roles[j]
@@ -418,12 +428,26 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		if f.sev > sev {
 			sev = f.sev
 		}
-		if argBytes == nil {
-			argBytes = []byte(args)
-		}
-		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: json.RawMessage(argBytes[l.start : l.start+len(l.raw) : l.start+len(l.raw)]), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
+		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: argValue(args, l.start, l.start+len(l.raw)), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
 	}
 	return sev
+}
+
+// argLeaf is checkArgs' walkLeaves callback: it records one scalar of the
+// arguments in c.curArgs.
+func (c *checker) argLeaf(w *jsonWalker, kind byte, s string, f float64, start, end int) {
+	c.pathBuf = w.appendPath(c.pathBuf[:0])
+	p := c.out.cut(c.pathBuf)
+	s0 := len(c.segBuf)
+	c.segBuf = append(c.segBuf, w.segs...)
+	segs := c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
+	np := p
+	if strings.IndexByte(p, '[') >= 0 {
+		// Only this trajectory's checks read the normalized path.
+		c.pathBuf = appendNormalizedArgPath(c.pathBuf[:0], p)
+		np = c.slab.cut(c.pathBuf)
+	}
+	c.leaves = append(c.leaves, argLeaf{path: p, npath: np, segs: segs, kind: kind, s: s, f: f, raw: c.curArgs[start:end], start: start})
 }
 
 // siblingAttr supports an amount by the candidate next to it: a payment's
@@ -484,7 +508,7 @@ func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProf
 	}
 	ps := schema.propertySchema(l.segs)
 	if ps != nil {
-		if len(enumValues(ps)) > 0 {
+		if hasEnum(ps) {
 			return ArgProfile{Role: RoleEnum}
 		}
 		switch schemaType(ps) {

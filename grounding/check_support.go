@@ -1,11 +1,9 @@
 package grounding
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // How a lookup found a value.
@@ -231,6 +229,13 @@ func (c *checker) stringKeyCut(s string) string {
 	return c.slab.cut(c.keyBuf)
 }
 
+// quoteOut is strconv.Quote(s) cut from the result's slab: the raw form of
+// a value found in text, which evidence may quote.
+func (c *checker) quoteOut(s string) string {
+	c.keyBuf = strconv.AppendQuote(c.keyBuf[:0], s)
+	return c.out.cut(c.keyBuf)
+}
+
 func (c *checker) numberKeyCut(f float64) string {
 	c.keyBuf = appendNumberKey(c.keyBuf[:0], f)
 	return c.slab.cut(c.keyBuf)
@@ -305,17 +310,21 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 func (c *checker) dateSupport(s string, msg int) (finding, bool) {
 	var keys []string
 	var parts []string
+	// The keys are looked up, never kept: they are cut from the scratch slab.
 	if y, mo, d, ok := parseISODate(s); ok {
-		keys = append(keys, string(appendDateKey(nil, y, mo, d)))
+		c.keyBuf = appendDateKey(c.keyBuf[:0], y, mo, d)
+		keys = append(keys, c.slab.cut(c.keyBuf))
 		parts = append(parts, s[:10])
 		if len(s) > 11 && (s[10] == 'T' || s[10] == ' ') {
 			if h, mi, _, ok := parseClock(s[11:]); ok {
-				keys = append(keys, string(appendTimeKey(nil, h, mi)))
+				c.keyBuf = appendTimeKey(c.keyBuf[:0], h, mi)
+				keys = append(keys, c.slab.cut(c.keyBuf))
 				parts = append(parts, s[11:])
 			}
 		}
 	} else if h, mi, n, ok := parseClock(s); ok && n == len(s) {
-		keys = append(keys, string(appendTimeKey(nil, h, mi)))
+		c.keyBuf = appendTimeKey(c.keyBuf[:0], h, mi)
+		keys = append(keys, c.slab.cut(c.keyBuf))
 		parts = append(parts, s)
 	} else {
 		return finding{}, false
@@ -405,13 +414,7 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 	if l.kind == 'n' {
 		key = numberKey(l.f)
 	}
-	enum := enumValues(schema.propertySchema(l.segs))
-	inEnum := false
-	for _, e := range enum {
-		if e == key {
-			inEnum = true
-		}
-	}
+	inEnum := enumHas(schema.propertySchema(l.segs), key, &c.keyBuf)
 	if l.kind == 'b' {
 		inEnum = true
 	}
@@ -1063,20 +1066,3 @@ func addDaysSigned(ref [3]int, n int) (int, int, int) {
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// rawJSON quotes s as a JSON string.
-func rawJSON(s string) json.RawMessage {
-	// Printable ASCII without the characters json.Marshal escapes is
-	// quoted as is; anything else goes through json.Marshal.
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s)
-			return b
-		}
-	}
-	b := make([]byte, len(s)+2)
-	b[0] = '"'
-	copy(b[1:], s)
-	b[len(b)-1] = '"'
-	return b
-}

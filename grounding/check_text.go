@@ -50,7 +50,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			}
 			if m.isInt && m.num >= 10000 && onlyDigits(span) {
 				role = RoleIdentifier
-				f = c.identSupport(argLeaf{kind: 's', s: span, raw: strconv.Quote(span), path: field}, ArgProfile{Role: RoleIdentifier}, d, ci, msg, true)
+				f = c.identSupport(argLeaf{kind: 's', s: span, raw: c.quoteOut(span), path: field}, ArgProfile{Role: RoleIdentifier}, d, ci, msg, true)
 			} else {
 				role = RoleAmount
 				f = c.amountSupport(m.num, fmtNum(m.num), field, msg, true)
@@ -73,7 +73,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 				continue
 			}
 			role = RoleIdentifier
-			f = c.identSupport(argLeaf{kind: 's', s: span, raw: strconv.Quote(span), path: field}, ArgProfile{Role: RoleIdentifier}, d, ci, msg, true)
+			f = c.identSupport(argLeaf{kind: 's', s: span, raw: c.quoteOut(span), path: field}, ArgProfile{Role: RoleIdentifier}, d, ci, msg, true)
 			if strength == 1 && f.sev == sevFail && f.status == StatusUnsupported {
 				f.sev = sevAmbiguous // an all-caps word may be a plain word
 			}
@@ -105,7 +105,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		c.keyBuf = append(strconv.AppendInt(c.keyBuf, int64(m.end), 10), ']')
 		args = append(args, ArgEvidence{
 			Path:   c.out.cut(c.keyBuf), // field[start:end]
-			Value:  rawJSON(span),
+			Value:  c.vals.quote(span),
 			Role:   role,
 			Status: f.status,
 			Reason: f.reason,
@@ -114,7 +114,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 	}
 	if len(args) > 0 {
 		if d.Args == nil {
-			d.Args = make([]ArgEvidence, 0, len(args))
+			d.Args = c.argChunks.take(len(args))
 		}
 		d.Args = append(d.Args, args...)
 	}
@@ -358,7 +358,7 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		if named == "" || done {
 			continue
 		}
-		d.Args = append(d.Args, unsupportedSpan(s0, sentence, "reports a "+named+" action as done; no successful call before it did that"))
+		d.Args = append(d.Args, c.unsupportedSpan(s0, sentence, "reports a "+named+" action as done; no successful call before it did that"))
 		sev = sevAmbiguous
 	}
 	return sev
@@ -439,7 +439,7 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 		if supported {
 			continue
 		}
-		d.Args = append(d.Args, unsupportedSpan(s0, line, "reports "+strings.Join(labelWords, " ")+" as part of the "+write.name+
+		d.Args = append(d.Args, c.unsupportedSpan(s0, line, "reports "+strings.Join(labelWords, " ")+" as part of the "+write.name+
 			" just made (message "+strconv.Itoa(write.msg)+"); neither its arguments nor its result say so"))
 		sev = sevAmbiguous
 	}
@@ -448,12 +448,12 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 
 // unsupportedSpan is the evidence of a reply's span [start, start+len(span))
 // that nothing visible supports, with note saying what it claims.
-func unsupportedSpan(start int, span, note string) ArgEvidence {
+func (c *checker) unsupportedSpan(start int, span, note string) ArgEvidence {
 	ev := nowhere()
 	ev.Note = note
 	return ArgEvidence{
 		Path:   "content[" + strconv.Itoa(start) + ":" + strconv.Itoa(start+len(span)) + "]",
-		Value:  rawJSON(strings.TrimSpace(span)),
+		Value:  c.vals.quote(strings.TrimSpace(span)),
 		Role:   RoleFreeText,
 		Status: StatusUnsupported,
 		Reason: ReasonUnsupported,
@@ -699,7 +699,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 		}
 		ev := nowhere()
 		ev.Note = "speaks about the user's " + kr.name + "s while " + strconv.Itoa(unread) + " listed ones were never read"
-		d.Args = append(d.Args, ArgEvidence{Path: "content", Value: rawJSON(clip(strings.TrimSpace(text), 80)), Role: RoleFreeText,
+		d.Args = append(d.Args, ArgEvidence{Path: "content", Value: c.vals.quote(clip(strings.TrimSpace(text), 80)), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
 		return sevAmbiguous
 	}

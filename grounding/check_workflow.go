@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // workflow applies the profile's ordering and confirmation rules to a call
@@ -63,14 +64,16 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 		}
 		ents = append(ents, id)
 	}
+	var parts [4]string
 	for _, k := range ci.argKeys {
 		addKey(k)
 		// "certificate 7504069" in the listing names certificate_7504069.
-		for _, p := range idNumberParts(k) {
-			addKey("s:" + p)
+		for _, p := range appendIDNumberParts(parts[:0], k) {
+			c.partBuf = append(append(c.partBuf[:0], "s:"...), p...)
+			addKey(unsafe.String(&c.partBuf[0], len(c.partBuf))) // looked up, not kept
 		}
 	}
-	words := actionWords(call.Name)
+	words := c.actionWordsOf(call.Name)
 	latest, valid := -1, false
 	for k := len(c.events) - 1; k >= 0 && !valid; k-- {
 		ev := &c.events[k]
@@ -110,6 +113,23 @@ var genericToolWords = map[string]bool{"reservation": true, "update": true, "mod
 
 // actionWords are the stems of a tool name that name its action:
 // cancel_reservation → [cancel], update_reservation_baggages → [baggage].
+// actionWordsOf is actionWords, remembered per tool name by the pooled
+// checker (a log has a handful of tools; a bound keeps a hostile one from
+// growing the memo without end).
+func (c *checker) actionWordsOf(tool string) []string {
+	if w, ok := c.actionWords[tool]; ok {
+		return w
+	}
+	w := actionWords(tool)
+	if c.actionWords == nil {
+		c.actionWords = map[string][]string{}
+	}
+	if len(c.actionWords) < 256 {
+		c.actionWords[strings.Clone(tool)] = w
+	}
+	return w
+}
+
 func actionWords(tool string) []string {
 	var words []string
 	for _, w := range stems(tool) {

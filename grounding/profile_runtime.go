@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -284,19 +285,23 @@ func normalizeArgPath(p string) string {
 	if strings.IndexByte(p, '[') < 0 {
 		return p
 	}
-	var b strings.Builder
+	return string(appendNormalizedArgPath(nil, p))
+}
+
+// appendNormalizedArgPath appends normalizeArgPath(p) to b.
+func appendNormalizedArgPath(b []byte, p string) []byte {
 	for i := 0; i < len(p); i++ {
 		if p[i] == '[' {
 			e := strings.IndexByte(p[i:], ']')
 			if e > 1 && onlyDigits(p[i+1:i+e]) {
-				b.WriteString("[*]")
+				b = append(b, "[*]"...)
 				i += e
 				continue
 			}
 		}
-		b.WriteByte(p[i])
+		b = append(b, p[i])
 	}
-	return b.String()
+	return b
 }
 
 // schemaCache shares compiled schemas across trajectories: a pool of logs
@@ -511,33 +516,58 @@ func firstAlternative(s map[string]any, ts *toolSchema) map[string]any {
 	return s
 }
 
-// enumValues returns the canonical keys of a property's enum (and const).
-func enumValues(s map[string]any) []string {
+// hasEnum reports whether schema s lists allowed values (enum or const).
+func hasEnum(s map[string]any) bool {
+	var buf []byte
+	found := false
+	eachEnum(s, func(string) bool { found = true; return false }, &buf)
+	return found
+}
+
+// enumHas reports whether key is the canonical key of one of the values
+// schema s allows; buf is scratch for the keys, which it makes no strings of.
+func enumHas(s map[string]any, key string, buf *[]byte) bool {
+	found := false
+	eachEnum(s, func(k string) bool { found = k == key; return !found }, buf)
+	return found
+}
+
+// eachEnum calls yield with the canonical key of each value schema s
+// allows (its enum, then its const), built in *buf and valid only during the
+// call, until yield returns false.
+func eachEnum(s map[string]any, yield func(string) bool, buf *[]byte) {
 	if s == nil {
-		return nil
+		return
 	}
-	var out []string
-	add := func(v any) {
+	one := func(v any) bool {
+		b := (*buf)[:0]
 		switch x := v.(type) {
 		case string:
-			out = append(out, stringKey(x))
+			b = appendStringKey(b, x)
 		case json.Number:
-			if f, err := strconv.ParseFloat(string(x), 64); err == nil {
-				out = append(out, numberKey(f))
+			f, err := strconv.ParseFloat(string(x), 64)
+			if err != nil {
+				return true
 			}
+			b = appendNumberKey(b, f)
 		case bool:
-			out = append(out, stringKey(strconv.FormatBool(x)))
+			b = appendStringKey(b, strconv.FormatBool(x))
+		default:
+			return true
 		}
+		*buf = b
+		return yield(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
 	if e, ok := s["enum"].([]any); ok {
 		for _, v := range e {
-			add(v)
+			if !one(v) {
+				return
+			}
 		}
 	}
 	if c, ok := s["const"]; ok {
-		add(c)
+		one(c)
 	}
-	return out
 }
 
 func schemaType(s map[string]any) string {

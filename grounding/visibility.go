@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -149,11 +150,21 @@ func (c *checker) find(k string) (int32, bool) {
 	for _, b := range c.bases {
 		if b.msg < c.pos {
 			if _, ok := b.idx.occ.get(h, k); ok {
-				return c.ensureEntryHashed([]byte(k), h), true
+				// ensureEntryHashed reads the key and keeps a copy.
+				return c.ensureEntryHashed(unsafe.Slice(unsafe.StringData(k), len(k)), h), true
 			}
 		}
 	}
 	return -1, false
+}
+
+// findBytes is find for a key in a scratch buffer, which it does not keep
+// (an entry it makes copies the key).
+func (c *checker) findBytes(k []byte) (int32, bool) {
+	if len(k) == 0 {
+		return c.find("")
+	}
+	return c.find(unsafe.String(&k[0], len(k)))
 }
 
 // lookupEntry returns the entry of a key without making one.
@@ -459,6 +470,63 @@ func (s *scratchSlab) cut(p []byte) string {
 // cutString is cut for a string.
 func (s *scratchSlab) cutString(p string) string {
 	return s.cut(unsafe.Slice(unsafe.StringData(p), len(p)))
+}
+
+// cutLower is cutString of an ASCII p with its letters lowered.
+func (s *scratchSlab) cutLower(p string) string {
+	out := s.cutString(p)
+	if out == "" {
+		return out
+	}
+	b := unsafe.Slice(unsafe.StringData(out), len(out)) // the slab's bytes, not yet read by anyone
+	for i, ch := range b {
+		b[i] = lowerByte(ch)
+	}
+	return out
+}
+
+// resultBytes cuts the byte values results keep (the JSON of the values
+// found in text) out of shared chunks, as strSlab does for strings: each
+// value is capped, so an append to it copies instead of running into the
+// next one, and a full chunk is left to the results that hold its values.
+type resultBytes struct {
+	b    []byte
+	next int
+}
+
+// quote appends s as json.Marshal quotes it and returns that value.
+func (r *resultBytes) quote(s string) json.RawMessage {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // rare: escapes to write
+			return b
+		}
+	}
+	n := len(s) + 2
+	if cap(r.b)-len(r.b) < n {
+		size := max(r.next, slabFirst)
+		r.next = min(2*size, slabSize)
+		r.b = make([]byte, 0, max(size, n))
+	}
+	off := len(r.b)
+	r.b = append(append(append(r.b, '"'), s...), '"')
+	return r.b[off:len(r.b):len(r.b)]
+}
+
+// argChunk hands out the ArgEvidence slices of decisions from shared
+// chunks: each slice is capped at what it was asked for, so appending past
+// it reallocates that decision's slice alone.
+type argChunk struct{ a []ArgEvidence }
+
+const argChunkSize = 64
+
+func (ac *argChunk) take(n int) []ArgEvidence {
+	if cap(ac.a)-len(ac.a) < n {
+		ac.a = make([]ArgEvidence, 0, max(argChunkSize, n))
+	}
+	off := len(ac.a)
+	ac.a = ac.a[:off+n]
+	return ac.a[off : off : off+n]
 }
 
 // rewind makes every chunk free again: the strings cut so far must be dead.
@@ -833,7 +901,14 @@ func (c *checker) lowOf(msg int) *lowText {
 				return lt
 			}
 		}
-		lt.low, lt.upper, lt.ascii = strings.ToLower(content), hasASCIIUpper(content), isASCII(content)
+		lt.upper, lt.ascii = hasASCIIUpper(content), isASCII(content)
+		if lt.upper && lt.ascii {
+			// Only this trajectory's checks read it: lower it into the
+			// scratch slab rather than a string of its own.
+			lt.low = c.slab.cutLower(content)
+		} else {
+			lt.low = strings.ToLower(content) // content itself when nothing changes
+		}
 	}
 	return lt
 }
