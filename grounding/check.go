@@ -331,6 +331,9 @@ type checker struct {
 	visibleTools map[string]*toolSchema
 	schemaNames  map[string]bool
 
+	// scratch of attrScore's detail
+	whyBuf  []string
+	whyEnts []int32
 	// scratch of checkText (never nested)
 	stemBuf    []string
 	found      []checked

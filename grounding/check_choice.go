@@ -146,8 +146,14 @@ func (c *checker) userSingled(ks *kindSet, idx int, msg int) (string, bool) {
 // without, it only counts (userSingled needs detail for one candidate).
 func (c *checker) attrScore(cand *candidate, msg int, detail bool) (int, []string, []int32) {
 	n := 0
+	// With detail, the lists are the checker's scratch: userSingled, the
+	// only caller, reads them before it asks again.
 	var why []string
 	var ents []int32
+	if detail {
+		why, ents = c.whyBuf[:0], c.whyEnts[:0]
+		defer func() { c.whyBuf, c.whyEnts = why[:0], ents[:0] }()
+	}
 	// The "key value" pairs counted, to count each once: kept as pairs and
 	// compared as the joined strings they stand for.
 	var saidBuf [8][2]string

@@ -340,7 +340,7 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		named, done := "", false
 		// The sentence's word stems, once for all the tools' words (stemIn
 		// for each word stemmed every word of the sentence again).
-		c.stemBuf = appendStems(c.stemBuf[:0], sentence)
+		c.stemBuf = c.appendStems(c.stemBuf[:0], sentence)
 		for _, wt := range c.rt.writeWords {
 			name := wt.tool
 			for _, w := range wt.words {

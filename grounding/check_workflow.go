@@ -160,10 +160,16 @@ func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) boo
 }
 
 // appendStems appends the stems of the words of text (the runs of ASCII
-// letters stemIn tries).
-func appendStems(dst []string, text string) []string {
+// letters stemIn tries). They are only compared while this trajectory is
+// checked, so a capitalized word is lowered into the scratch slab rather
+// than into a string of its own.
+func (c *checker) appendStems(dst []string, text string) []string {
 	for i, j := nextWord(text, 0); i < j; i, j = nextWord(text, j) {
-		dst = append(dst, stem(text[i:j]))
+		w := text[i:j]
+		if hasASCIIUpper(w) {
+			w = c.slab.cutLower(w) // a word is ASCII letters (nextWord)
+		}
+		dst = append(dst, stem(w))
 	}
 	return dst
 }
