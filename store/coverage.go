@@ -577,10 +577,11 @@ func (db *DB) SaveView(ctx context.Context, v grounding.CoverageView, members []
 	}
 	v.Runs = runs
 	op := fmt.Sprintf("save view %q", v.Name)
-	tx, err := db.x.BeginTxx(ctx, nil)
+	conn, tx, err := db.beginBulk(ctx)
 	if err != nil {
 		return grounding.CoverageView{}, storeErr(op, err)
 	}
+	defer conn.Close()
 	defer tx.Rollback()
 	v.CreatedAt = now()
 	in, args := inInt64(runs)
@@ -619,7 +620,7 @@ func (db *DB) SaveView(ctx context.Context, v grounding.CoverageView, members []
 	for _, m := range members {
 		vals = append(vals, v.ID, m.TrajectoryID, m.RunID, cleanText(m.Parent), m.Stage)
 	}
-	st := newStmts(tx)
+	st := newStmts(conn, tx)
 	defer st.close()
 	if err := db.d.bulk(ctx, st, &db.d, "coverage_view_members", viewMemberColumns, vals); err != nil {
 		return grounding.CoverageView{}, storeErr(op+": members", err)

@@ -3,8 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,10 +79,11 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		return fail(fmt.Errorf("store: %s: no sha256: %w", op, grounding.ErrInvalid))
 	}
 
-	tx, err := db.x.BeginTxx(ctx, nil)
+	conn, tx, err := db.beginBulk(ctx)
 	if err != nil {
 		return fail(storeErr(op, err))
 	}
+	defer conn.Close()
 	defer tx.Rollback()
 	at := now()
 
@@ -125,6 +124,7 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 		if errors.Is(err, grounding.ErrConflict) {
 			// The same bytes committed by a concurrent import meanwhile.
 			_ = tx.Rollback()
+			_ = conn.Close()
 			if prev, perr := previousImport(ctx, db.x, meta.SHA256); perr == nil && prev != nil {
 				return duplicate(meta, runName, prev), nil
 			}
@@ -133,7 +133,7 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 	}
 
 	w := &importWriter{
-		tx: tx, d: &db.d, op: op, stmts: newStmts(tx),
+		tx: tx, d: &db.d, op: op, stmts: newStmts(conn, tx),
 		runID: run.ID, runName: runName, importID: importID, meta: meta,
 		checkRun: run.Trajectories > 0,
 		facets:   make(map[[2]string]bool),
@@ -177,6 +177,7 @@ func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta groun
 	if err := tx.Commit(); err != nil {
 		return fail(storeErr(op+": commit", err))
 	}
+	_ = conn.Close() // back to the pool, for the statistics below
 	// Best effort: the import is committed whatever this says, and tables
 	// left unanalyzed by a failure (a cancelled request) keep their change
 	// count, so the next import or autovacuum picks them up.
@@ -378,10 +379,11 @@ func (w *importWriter) consume(ctx context.Context, seq iter.Seq2[*grounding.Tra
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var scratch importScratch
 			for j := range jobs {
 				d := done{n: j.n, err: j.err}
 				if d.err == nil {
-					d.p, d.err = w.prepare(j.t)
+					d.p, d.err = w.prepare(j.t, &scratch)
 				}
 				select {
 				case results <- d:
@@ -468,8 +470,8 @@ func (w *importWriter) count(p *pendingTrajectory) {
 
 // prepare checks t and encodes every row it becomes. It reads only what
 // the import fixed before the first trajectory (run, import, time, k), so
-// workers run it concurrently.
-func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, error) {
+// workers run it concurrently, each with a scratch of its own.
+func (w *importWriter) prepare(t *grounding.Trajectory, scratch *importScratch) (pendingTrajectory, error) {
 	decisions := grounding.Decisions(t)
 	check := grounding.CheckDefault(t)
 	if err := sameDecisions(decisions, check); err != nil {
@@ -493,15 +495,15 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		return pendingTrajectory{}, fmt.Errorf("store: %s: trajectory %q (record %d): %s: %w: %w",
 			w.op, t.ID, t.Source.Index, what, grounding.ErrInvalid, err)
 	}
-	tools, err := encodeJSON(nonNil(t.Tools))
+	storedTools, toolsSum, err := scratch.storedTools(t.Tools)
 	if err != nil {
 		return bad("tools", err)
 	}
-	storedTools := cleanJSON(tools)
-	hidden, err := encodeJSON(nonNil(t.Hidden))
+	scratch.buf, err = appendHidden(scratch.buf[:0], nonNil(t.Hidden))
 	if err != nil {
 		return bad("hidden", err)
 	}
+	hidden := cleanJSON(string(scratch.buf))
 	var meta any
 	if len(t.Meta) > 0 {
 		if !json.Valid(t.Meta) {
@@ -516,14 +518,8 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 	success := t.Succeeded()
 
 	own := countCheck(check)
-	flow, err := encodeJSON(nonNil(check.Reasons))
-	if err != nil {
-		return pendingTrajectory{}, err
-	}
-	violations, err := encodeJSON(nonNil(check.Violations))
-	if err != nil {
-		return pendingTrajectory{}, err
-	}
+	flow := string(appendStrings(scratch.buf[:0], nonNil(check.Reasons)))
+	violations := string(appendViolations(scratch.buf[:0], nonNil(check.Violations)))
 	cov, err := coverageOf(t, check)
 	if err != nil {
 		return pendingTrajectory{}, err
@@ -532,7 +528,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
-		cleanText(t.Request), storedTools, cleanJSON(hidden), meta,
+		cleanText(t.Request), storedTools, hidden, meta,
 		dbTime{w.at}, check.EngineVersion, check.Profile + "@" + check.ProfileVersion, check.Workflow, flow, cleanJSON(violations),
 		own.pass, own.fail, own.ambiguous, own.queued, own.supervised, own.certified == 1,
 	}}
@@ -547,24 +543,18 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 
 	// The rows, with nil where flush puts the trajectory's id. The SFT
 	// rendering is made from the visible messages as an export would read
-	// them back: content cleaned, tool calls decoded from the text stored.
+	// them back: content cleaned, tool calls as read from the text stored.
 	p.msgs = make([]any, 0, len(t.Messages)*len(messageColumns))
 	visible := make([]grounding.Message, 0, len(t.Messages))
 	for i, m := range t.Messages {
 		var calls any
 		content := cleanText(m.Content)
 		if len(m.ToolCalls) > 0 {
-			s, err := encodeJSON(m.ToolCalls)
-			if err != nil {
+			var s string
+			if s, m.ToolCalls, err = scratch.storedToolCalls(m.ToolCalls, !m.IsHidden()); err != nil {
 				return bad(fmt.Sprintf("message %d: tool calls", i), err)
 			}
-			s = cleanJSON(s)
 			calls = s
-			if !m.IsHidden() {
-				if m.ToolCalls, err = grounding.DecodeStoredToolCalls([]byte(s)); err != nil {
-					return bad(fmt.Sprintf("message %d: tool calls", i), err)
-				}
-			}
 		}
 		p.msgs = append(p.msgs, nil, i, m.Role, content, m.ContentNull, calls,
 			m.ToolCallID, m.Name, m.Error, m.IsHidden(), m.HiddenKind)
@@ -574,29 +564,25 @@ func (w *importWriter) prepare(t *grounding.Trajectory) (pendingTrajectory, erro
 		}
 	}
 	rendering, marks := grounding.AppendSFTMessages(nil, visible)
-	toolsSum := sha256.Sum256([]byte(storedTools))
-	p.sft = []any{nil, string(rendering), string(grounding.AppendSFTMarks(nil, marks)), hex.EncodeToString(toolsSum[:])}
+	p.sft = []any{nil, string(rendering), string(grounding.AppendSFTMarks(nil, marks)), toolsSum}
 	p.decs = make([]any, 0, len(decisions)*len(decisionColumns))
 	for i, d := range decisions {
 		c := check.Decisions[i]
-		reasons, err := encodeJSON(nonNil(c.Reasons))
-		if err != nil {
-			return pendingTrajectory{}, err
-		}
+		reasons := cleanJSON(string(appendStrings(scratch.buf[:0], nonNil(c.Reasons))))
 		args, question, err := evidenceJSON(c.Args)
 		if err != nil {
 			return pendingTrajectory{}, err
 		}
 		p.decs = append(p.decs, nil, w.runID, d.Ordinal, d.Message, d.Call, d.Tool, d.Observation, d.Error,
 			c.Action, c.E, c.V, c.G, c.Workflow, string(c.Verdict), string(c.Verdict), c.Mask, c.Queued,
-			cleanJSON(reasons), args, question, cleanText(c.Detail))
+			reasons, args, question, cleanText(c.Detail))
 		for _, r := range dedupe(c.Reasons) {
 			p.reasons = append(p.reasons, nil, d.Ordinal, w.runID, r)
 		}
 		if c.Queued {
 			// Until coverage deficits exist, a trajectory's queued
 			// decisions are worth more together: priority is their count.
-			p.queue = append(p.queue, w.runID, nil, d.Ordinal, "auto", cleanJSON(reasons), own.queued, w.overlap, "open", dbTime{w.at})
+			p.queue = append(p.queue, w.runID, nil, d.Ordinal, "auto", reasons, own.queued, w.overlap, "open", dbTime{w.at})
 		}
 	}
 	return p, nil
