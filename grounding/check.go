@@ -778,7 +778,7 @@ func (c *checker) collectSmall(msg int, s src) {
 		if !m.small || (m.kind != mNum && m.kind != mMoney) {
 			continue
 		}
-		c.small = append(c.small, smallOcc{v: m.num, msg: int32(msg), start: m.start, end: m.end, jsonKey: m.jsonKey})
+		c.small = append(c.small, smallOcc{v: m.num, msg: int32(msg), start: m.start, end: m.end, jsonKey: c.buf.jsonKey(m)})
 	}
 }
 

@@ -69,7 +69,12 @@ type mention struct {
 	obj        int32 // innermost enclosing JSON object, -1 for text
 	valObj     int32 // for a key: the object that is its value, else -1
 	num        float64
-	jsonKey    string // last object key on the path ("" for text and array items)
+	// jk is 1 + the index in the buffer's keys of the last object key on
+	// the path, 0 for text and array items at the top (mentionBuf.jsonKey).
+	// An index, not the string, keeps a mention free of pointers: the
+	// buffers of mentions are neither scanned by the collector nor written
+	// through its barriers.
+	jk int32
 	// ent is the index entry of the key, set when the buffer is indexed
 	// (checker.indexMentions), so later passes over the same buffer do not
 	// look the key up again; -1 when not indexed.
@@ -92,6 +97,7 @@ type mentionBuf struct {
 	arena []byte
 	ms    []mention
 	objs  []jobj
+	keys  []string // object keys named by mention.jk
 	// the last path added to the checker's paths (checker.pathIn), 0: none
 	lastP0, lastP1 int32
 	lastPath       int32
@@ -102,6 +108,21 @@ func (b *mentionBuf) reset() {
 	b.arena = b.arena[:0]
 	b.ms = b.ms[:0]
 	b.objs = b.objs[:0]
+	b.keys = b.keys[:0]
+}
+
+// jsonKey is the last object key on m's path, "" when none.
+func (b *mentionBuf) jsonKey(m *mention) string {
+	if m.jk == 0 {
+		return ""
+	}
+	return b.keys[m.jk-1]
+}
+
+// addKey adds an object key for mentions to name; it returns their jk.
+func (b *mentionBuf) addKey(k string) int32 {
+	b.keys = append(b.keys, k)
+	return int32(len(b.keys))
 }
 
 func (b *mentionBuf) key(m *mention) []byte  { return b.arena[m.k0:m.k1] }

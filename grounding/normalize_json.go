@@ -47,7 +47,7 @@ type jsonWalker struct {
 func (w *jsonWalker) walkLeaves(src string, onLeaf func(w *jsonWalker, kind byte, s string, f float64, start, end int)) bool {
 	w.src, w.pos, w.bad, w.onLeaf = src, 0, false, onLeaf
 	w.segs = w.segs[:0]
-	w.value(-1, "")
+	w.value(-1, 0)
 	w.ws()
 	w.onLeaf = nil
 	return !w.bad && w.pos == len(src)
@@ -58,15 +58,15 @@ func (w *jsonWalker) walkLeaves(src string, onLeaf func(w *jsonWalker, kind byte
 // complete JSON value.
 func (w *jsonWalker) walkJSON(src string, sc *textScanner) bool {
 	out := sc.out
-	nm, na, no := len(out.ms), len(out.arena), len(out.objs)
+	nm, na, no, nk := len(out.ms), len(out.arena), len(out.objs), len(out.keys)
 	w.src, w.pos, w.sc, w.bad = src, 0, sc, false
 	w.segs = w.segs[:0]
 	w.path, w.plen = w.path[:0], w.plen[:0]
 	w.lastP0 = -1
-	w.value(-1, "")
+	w.value(-1, 0)
 	w.ws()
 	if w.bad || w.pos != len(src) {
-		out.ms, out.arena, out.objs = out.ms[:nm], out.arena[:na], out.objs[:no]
+		out.ms, out.arena, out.objs, out.keys = out.ms[:nm], out.arena[:na], out.objs[:no], out.keys[:nk]
 		return false
 	}
 	return true
@@ -144,17 +144,17 @@ func plainKey(k string) bool {
 }
 
 // leafCtx sets the scanner context for a leaf at the current path.
-func (w *jsonWalker) leafCtx(obj int32, key string) {
+func (w *jsonWalker) leafCtx(obj int32, key int32) {
 	if w.lastP0 < 0 {
 		out := w.sc.out
 		w.lastP0 = int32(len(out.arena))
 		out.arena = append(out.arena, w.path...)
 		w.lastP1 = int32(len(out.arena))
 	}
-	w.sc.ctx = mention{obj: obj, valObj: -1, p0: w.lastP0, p1: w.lastP1, jsonKey: key}
+	w.sc.ctx = mention{obj: obj, valObj: -1, p0: w.lastP0, p1: w.lastP1, jk: key}
 }
 
-func (w *jsonWalker) value(obj int32, key string) {
+func (w *jsonWalker) value(obj int32, key int32) {
 	w.ws()
 	if w.pos >= len(w.src) {
 		w.bad = true
@@ -359,9 +359,10 @@ func (w *jsonWalker) object(parent int32) {
 		}
 		kend := w.pos - 1
 		w.push(jsonSeg{key: k, index: -1})
+		ki := out.addKey(k)
 		// The key itself is a value: maps keyed by id (payment_methods),
 		// airport tables ({"JFK": "New York"}).
-		w.leafCtx(id, k)
+		w.leafCtx(id, ki)
 		w.sc.ctx.isKey = true
 		nk := len(out.ms)
 		if kend-kstart == len(k) {
@@ -383,7 +384,7 @@ func (w *jsonWalker) object(parent int32) {
 				out.ms[i].valObj = int32(len(out.objs))
 			}
 		}
-		w.value(id, k)
+		w.value(id, ki)
 		w.pop()
 		w.ws()
 		if w.pos >= len(w.src) {
@@ -452,7 +453,7 @@ func (w *jsonWalker) objectLeaves() {
 		}
 		w.pos++
 		w.segs = append(w.segs, jsonSeg{key: k, index: -1})
-		w.value(-1, k)
+		w.value(-1, 0)
 		w.segs = w.segs[:len(w.segs)-1]
 		w.ws()
 		if w.pos >= len(w.src) {
@@ -471,7 +472,7 @@ func (w *jsonWalker) objectLeaves() {
 	}
 }
 
-func (w *jsonWalker) array(obj int32, key string) {
+func (w *jsonWalker) array(obj int32, key int32) {
 	w.pos++ // [
 	w.ws()
 	if w.pos < len(w.src) && w.src[w.pos] == ']' {

@@ -576,7 +576,7 @@ func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32)
 		if m.isKey {
 			kinds = c.rt.keyKinds
 		} else {
-			kinds = c.rt.kindTails[m.jsonKey]
+			kinds = c.rt.kindTails[buf.jsonKey(m)]
 		}
 		if len(kinds) == 0 && len(c.rt.wildKinds) == 0 {
 			continue
@@ -627,7 +627,7 @@ func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32)
 						if aid < 0 {
 							aid = c.ensureEntryIn(ak, buf, a.k0, a.k1)
 						}
-						c.attrBuf = append(c.attrBuf, attr{ent: aid, key: a.jsonKey})
+						c.attrBuf = append(c.attrBuf, attr{ent: aid, key: buf.jsonKey(a)})
 					}
 				}
 				cand.attrs = c.attrBuf[a0:len(c.attrBuf):len(c.attrBuf)]
