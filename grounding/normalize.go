@@ -271,6 +271,10 @@ func appendNumberKey(b []byte, f float64) []byte {
 	if f == 0 {
 		return append(b, '0') // no "-0"
 	}
+	if f >= -1e15 && f <= 1e15 && f == float64(int64(f)) {
+		// what AppendFloat gives for an integer, without its general path
+		return strconv.AppendInt(b, int64(f), 10)
+	}
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
 }
 

@@ -130,6 +130,21 @@ func (sm *scanMemo) learn(tpl, ent int32) {
 	}
 }
 
+// learned returns the entry template tpl (mention.tpl, not -1) learned in
+// this trajectory, -1 when none.
+func (sm *scanMemo) learned(tpl int32) int32 {
+	var te tplEnt
+	if tpl <= -2 {
+		te = sm.keys.ents[-2-tpl]
+	} else {
+		te = sm.vals.ents[tpl]
+	}
+	if te.gen != sm.gen {
+		return -1
+	}
+	return te.ent
+}
+
 // replay appends the mentions of rec, for text starting at base, to the
 // scanner's buffer with the scanner's current context.
 func (sm *scanMemo) replay(sc *textScanner, keys bool, rec memoRec, base int) {

@@ -296,6 +296,11 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 			continue
 		}
 		id := m.ent // known when replayed from a scan memo template
+		if id < 0 && m.tpl != -1 {
+			// or learned since it was replayed: a value repeated within one
+			// observation ("economy" in every flight of a search result)
+			id = c.memo.learned(m.tpl)
+		}
 		if id < 0 {
 			n := int32(len(c.ents))
 			id = c.ensureEntryIn(key, buf, m.k0, m.k1)
