@@ -39,6 +39,11 @@ type profileRuntime struct {
 	// or the array's) to the kinds whose patterns may match it; keyKinds are
 	// the kinds whose patterns may match map keys; wildKinds match anything.
 	kindTails map[string][]*kindRuntime
+	// tailLens has bit n of entry b set when kindTails has a key of n
+	// bytes (n < 64) starting with byte b, or bit 63 for a longer one:
+	// most keys of an observation are no tail, and this answers them
+	// without hashing.
+	tailLens [256]uint64
 	// writeWords are the action words of the write tools, for checking
 	// replies that report a write as done.
 	writeWords  []toolWords
@@ -202,6 +207,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		}
 		for _, t := range sortedKeys(tails) {
 			rt.kindTails[t] = append(rt.kindTails[t], k)
+			if t != "" {
+				rt.tailLens[t[0]] |= 1 << min(len(t), 63)
+			}
 		}
 		if keyed {
 			rt.keyKinds = append(rt.keyKinds, k)
@@ -733,4 +741,13 @@ func (d *anyDecoder) str() (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// tailKinds returns the kinds whose patterns end at JSON key k
+// (kindTails[k]).
+func (rt *profileRuntime) tailKinds(k string) []*kindRuntime {
+	if k != "" && rt.tailLens[k[0]]&(1<<min(len(k), 63)) == 0 {
+		return nil
+	}
+	return rt.kindTails[k]
 }

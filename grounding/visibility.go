@@ -581,7 +581,7 @@ func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32)
 		if m.isKey {
 			kinds = c.rt.keyKinds
 		} else {
-			kinds = c.rt.kindTails[buf.jsonKey(m)]
+			kinds = c.rt.tailKinds(buf.jsonKey(m))
 		}
 		if len(kinds) == 0 && len(c.rt.wildKinds) == 0 {
 			continue
