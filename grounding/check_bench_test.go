@@ -195,6 +195,17 @@ const batchGOGC = 400
 // benchCheckPool checks pool over and over, twice: under Go's default
 // collector setting, and under the one the batch commands that run checks
 // use (gogc=400, see batchGOGC), which is what an import gets.
+// BenchmarkCheckGenerated checks 500 trajectories of the product's own
+// generator (groundwork gen --kind tau: airline and retail, errors and
+// recoveries, transfers, hidden hints), each under its domain's profile.
+func BenchmarkCheckGenerated(b *testing.B) {
+	var pool []*Trajectory
+	for t := range Generate(GenOptions{Trajectories: 500, Seed: 1, Kind: "tau"}) {
+		pool = append(pool, t)
+	}
+	benchCheckPool(b, pool, nil)
+}
+
 func benchCheckPool(b *testing.B, pool []*Trajectory, p *Profile) {
 	decisions := 0
 	for _, t := range pool {
