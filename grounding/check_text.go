@@ -623,31 +623,24 @@ var countLeadSet = newPhraseSet(countLeads)
 func countedStems(low string) []string {
 	var buf [8]string
 	var out []string
-	for _, lead := range countLeads {
-		off := 0
-		for {
-			k := strings.Index(low[off:], lead)
-			if k < 0 {
-				break
+	// One pass finds every lead (countLeadSet.each), instead of a
+	// strings.Index pass per lead.
+	countLeadSet.each(low, func(k int, lead string) {
+		words := fieldsN(low[k+len(lead):], 8, buf[:0])
+		quant := strings.HasPrefix(lead, "all") || strings.HasPrefix(lead, "none") || strings.HasPrefix(lead, "both")
+		for i, w := range words {
+			w = strings.Trim(w, ".,:;!?*()")
+			if _, ok := numberWord([]byte(w)); ok && i < 3 {
+				quant = true
 			}
-			k += off
-			off = k + 1
-			words := fieldsN(low[k+len(lead):], 8, buf[:0])
-			quant := strings.HasPrefix(lead, "all") || strings.HasPrefix(lead, "none") || strings.HasPrefix(lead, "both")
-			for i, w := range words {
-				w = strings.Trim(w, ".,:;!?*()")
-				if _, ok := numberWord([]byte(w)); ok && i < 3 {
-					quant = true
-				}
-				if onlyDigits(w) && i < 3 {
-					quant = true
-				}
-				if quant {
-					out = append(out, stem(w))
-				}
+			if onlyDigits(w) && i < 3 {
+				quant = true
+			}
+			if quant {
+				out = append(out, stem(w))
 			}
 		}
-	}
+	})
 	return out
 }
 
@@ -659,11 +652,16 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	// ASCII letters lowered, ignoring case as far as ASCII goes.
 	fold, low := "", ""
 	if lt := c.lowOf(msg); text == c.t.Messages[msg].Content {
-		fold, low = lt.foldOf(text), lt.low
+		low = lt.low
+		if !lt.ascii {
+			fold = lt.foldOf(text)
+		}
 	} else { // a free-text argument named content
 		fold, low = asciiLower(text), strings.ToLower(text)
 	}
-	if !countLeadSet.contains(fold) {
+	// ASCII text lowered is its fold: countedStems finds no lead in it when
+	// there is none, without a pass of its own.
+	if fold != "" && !countLeadSet.contains(fold) {
 		return sevOK
 	}
 	var counted []string

@@ -96,6 +96,41 @@ func (ps *phraseSet) find(s string) bool {
 	return false
 }
 
+// each calls f with the offset and the phrase of every occurrence of a
+// phrase in s, overlapping ones included (as a strings.Index loop per
+// phrase that resumes one byte after each match finds them), in no
+// particular order. An occurrence is found once: at its phrase's anchor.
+func (ps *phraseSet) each(s string, f func(k int, p string)) {
+	if ps.empty {
+		for _, p := range ps.list {
+			for off := 0; off <= len(s); {
+				k := strings.Index(s[off:], p)
+				if k < 0 {
+					break
+				}
+				f(off+k, p)
+				off += k + 1
+			}
+		}
+		return
+	}
+	for _, a := range ps.anchors {
+		for from := 0; ; {
+			k := strings.IndexByte(s[from:], a.b)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + 1
+			for _, ap := range a.phrases {
+				if i := k - ap.off; i >= 0 && strings.HasPrefix(s[i:], ap.p) {
+					f(i, ap.p)
+				}
+			}
+		}
+	}
+}
+
 // contains reports whether s contains one of the phrases (strings.Contains).
 func (ps *phraseSet) contains(s string) bool {
 	if ps.empty {
