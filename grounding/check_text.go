@@ -625,7 +625,7 @@ func countedStems(low string) []string {
 	var out []string
 	// One pass finds every lead (countLeadSet.each), instead of a
 	// strings.Index pass per lead.
-	countLeadSet.each(low, func(k int, lead string) {
+	countLeadSet.each(low, func(k int, lead string) bool {
 		words := fieldsN(low[k+len(lead):], 8, buf[:0])
 		quant := strings.HasPrefix(lead, "all") || strings.HasPrefix(lead, "none") || strings.HasPrefix(lead, "both")
 		for i, w := range words {
@@ -640,6 +640,7 @@ func countedStems(low string) []string {
 				out = append(out, stem(w))
 			}
 		}
+		return true
 	})
 	return out
 }

@@ -78,29 +78,20 @@ func newPhraseSet(list []string) *phraseSet {
 // find reports whether s contains one of the phrases, searching from the
 // anchors.
 func (ps *phraseSet) find(s string) bool {
-	for _, a := range ps.anchors {
-		for from := 0; ; {
-			k := strings.IndexByte(s[from:], a.b)
-			if k < 0 {
-				break
-			}
-			k += from
-			from = k + 1
-			for _, ap := range a.phrases {
-				if i := k - ap.off; i >= 0 && strings.HasPrefix(s[i:], ap.p) {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	found := false
+	ps.each(s, func(int, string) bool {
+		found = true
+		return false
+	})
+	return found
 }
 
 // each calls f with the offset and the phrase of every occurrence of a
 // phrase in s, overlapping ones included (as a strings.Index loop per
 // phrase that resumes one byte after each match finds them), in no
-// particular order. An occurrence is found once: at its phrase's anchor.
-func (ps *phraseSet) each(s string, f func(k int, p string)) {
+// particular order, until f returns false. An occurrence is found once: at
+// its phrase's anchor.
+func (ps *phraseSet) each(s string, f func(k int, p string) bool) {
 	if ps.empty {
 		for _, p := range ps.list {
 			for off := 0; off <= len(s); {
@@ -108,7 +99,9 @@ func (ps *phraseSet) each(s string, f func(k int, p string)) {
 				if k < 0 {
 					break
 				}
-				f(off+k, p)
+				if !f(off+k, p) {
+					return
+				}
 				off += k + 1
 			}
 		}
@@ -123,8 +116,8 @@ func (ps *phraseSet) each(s string, f func(k int, p string)) {
 			k += from
 			from = k + 1
 			for _, ap := range a.phrases {
-				if i := k - ap.off; i >= 0 && strings.HasPrefix(s[i:], ap.p) {
-					f(i, ap.p)
+				if i := k - ap.off; i >= 0 && strings.HasPrefix(s[i:], ap.p) && !f(i, ap.p) {
+					return
 				}
 			}
 		}

@@ -44,7 +44,7 @@ func TestPhraseSetEachFindsWhatIndexLoopsFind(t *testing.T) {
 				}
 			}
 			var got []string
-			ps.each(text, func(k int, p string) { got = append(got, p+"@"+strconv.Itoa(k)) })
+			ps.each(text, func(k int, p string) bool { got = append(got, p+"@"+strconv.Itoa(k)); return true })
 			slices.Sort(want)
 			slices.Sort(got)
 			if !slices.Equal(got, want) {
