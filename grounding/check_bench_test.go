@@ -192,9 +192,6 @@ func BenchmarkCheck(b *testing.B) {
 // check) run the engine under: web/batchgc.go's batchGCPercent.
 const batchGOGC = 400
 
-// benchCheckPool checks pool over and over, twice: under Go's default
-// collector setting, and under the one the batch commands that run checks
-// use (gogc=400, see batchGOGC), which is what an import gets.
 // BenchmarkCheckGenerated checks 500 trajectories of the product's own
 // generator (groundwork gen --kind tau: airline and retail, errors and
 // recoveries, transfers, hidden hints), each under its domain's profile.
@@ -206,6 +203,9 @@ func BenchmarkCheckGenerated(b *testing.B) {
 	benchCheckPool(b, pool, nil)
 }
 
+// benchCheckPool checks pool over and over, twice: under Go's default
+// collector setting, and under the one the batch commands that run checks
+// use (gogc=400, see batchGOGC), which is what an import gets.
 func benchCheckPool(b *testing.B, pool []*Trajectory, p *Profile) {
 	decisions := 0
 	for _, t := range pool {
