@@ -257,3 +257,13 @@ func TestBrowserDecisionPanes(t *testing.T) {
 		t.Errorf("console errors: %v", p)
 	}
 }
+
+// attr reads one attribute of the first element css matches.
+func attr(t *testing.T, ctx context.Context, css, name string) string {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(css), name))
+	if err != nil || !v.Exists {
+		t.Fatalf("read %s of %s: %v (exists %v)", name, css, err, v.Exists)
+	}
+	return v.Value
+}

@@ -59,7 +59,8 @@ func failedRequests(t *testing.T, ctx context.Context) func() []string {
 // TestNewcomerJourney is the first hour of a new user, in a browser: start
 // groundwork on an empty data directory, follow the printed login, see the
 // demo pool, open a run and a trajectory, adjudicate the queued decision with
-// the keyboard, open the coverage page and download an export. It saves a
+// the keyboard, open the coverage page, compare the demo's SWE runs and
+// download an export. It saves a
 // screenshot of each step (GROUNDWORK_ARTIFACTS) and fails on any console
 // error or failed request.
 func TestNewcomerJourney(t *testing.T) {
@@ -100,9 +101,12 @@ func TestNewcomerJourney(t *testing.T) {
 	if got := text(t, ctx, `[data-testid=mine-today]`); !strings.HasPrefix(strings.TrimSpace(got), "0") {
 		t.Errorf("before any verdict, mine today = %q", got)
 	}
+	first := attr(t, ctx, `[data-testid=review]`, "data-item")
+	// The demo queue holds more than one item: the verdict lands and the
+	// next item swaps in.
 	step("05-adjudicated",
 		chromedp.KeyEvent("a"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid=review-empty]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=review]:not([data-item="`+first+`"])`)),
 	)
 	if got := text(t, ctx, `[data-testid=mine-today]`); !strings.HasPrefix(strings.TrimSpace(got), "1") {
 		t.Errorf("after approving with the keyboard, mine today = %q, want 1", got)
@@ -112,7 +116,16 @@ func TestNewcomerJourney(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=audit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`svg`)),
 	)
-	step("07-export",
+	// The SWE demo: two agents compared on the same instances.
+	step("07-swe",
+		chromedp.Navigate(app.URL+"/swe"),
+		chromedp.WaitVisible(`//a[normalize-space(text())="demo-swe-base"]`),
+		chromedp.WaitVisible(`//a[normalize-space(text())="demo-swe-ladder"]`),
+	)
+	if got := text(t, ctx, `main table`); !strings.Contains(got, "0.58") || !strings.Contains(got, "+0.42") {
+		t.Errorf("SWE comparison of the demo runs: want base localization 0.58 and the ladder's +0.42, got %q", got)
+	}
+	step("08-export",
 		chromedp.Navigate(app.URL+"/export"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=export-link]`)),
 	)

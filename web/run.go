@@ -447,11 +447,35 @@ func firstRun(ctx context.Context, db *store.DB, loadDemo bool, base string, std
 	if err != nil || len(runs) > 0 {
 		return err
 	}
+	return importDemo(ctx, db, stdout)
+}
+
+// importDemo imports the demo: the SWE instances with two agents' runs on
+// them, the hand-written τ-bench-style pool, and a generated one large
+// enough for the coverage page and the review queue. The generated pool
+// goes last, so it is the run pages open on by default.
+func importDemo(ctx context.Context, db *store.DB, stdout io.Writer) error {
+	var swe []string
+	for _, f := range demo.SWEFiles() {
+		res, err := ImportBytes(ctx, db, f.Run, f.Name, f.Data)
+		if err != nil {
+			return fmt.Errorf("first run: load the SWE demo: %w", err)
+		}
+		if res.Trajectories > 0 {
+			swe = append(swe, strconv.Quote(res.RunName))
+		}
+	}
 	res, err := ImportBytes(ctx, db, demo.RunName, demo.FileName, demo.JSONL)
 	if err != nil {
 		return fmt.Errorf("first run: load demo pool: %w", err)
 	}
-	fmt.Fprintf(stdout, "  loaded the demo pool: %d trajectories into run %q\n\n", res.Trajectories, res.RunName)
+	fmt.Fprintf(stdout, "  loaded the demo pool: %d trajectories into run %q\n", res.Trajectories, res.RunName)
+	res, err = ImportBytes(ctx, db, demo.GeneratedRun, demo.GeneratedFile, demo.Generated())
+	if err != nil {
+		return fmt.Errorf("first run: load the generated demo pool: %w", err)
+	}
+	fmt.Fprintf(stdout, "  loaded %d generated trajectories into run %q (groundwork gen --kind tau --seed %d)\n", res.Trajectories, res.RunName, demo.GeneratedSeed)
+	fmt.Fprintf(stdout, "  loaded the SWE demo: runs %s on %d instances\n\n", strings.Join(swe, " and "), demo.SWEInstances)
 	return nil
 }
 

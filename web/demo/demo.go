@@ -2,7 +2,13 @@
 // new user has something to look at.
 package demo
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+
+	"groundwork/grounding"
+)
 
 // JSONL is a handful of airline and retail trajectories in the canonical
 // format: a grounded change, a hidden teacher hint that leaks, an error and
@@ -16,3 +22,29 @@ const FileName = "demo.jsonl"
 
 // RunName is the run the demo pool is imported into.
 const RunName = "demo"
+
+// The generated pool: GeneratedTrajectories τ-bench-like trajectories of
+// `groundwork gen --kind tau --seed GeneratedSeed`, so that a new user finds
+// coverage heatmaps, deficits and a review queue with something in them.
+const (
+	GeneratedRun          = "demo-generated"
+	GeneratedFile         = "demo-generated.jsonl"
+	GeneratedSeed         = 7
+	GeneratedTrajectories = 400
+)
+
+// Generated returns the generated pool as canonical JSON Lines.
+func Generated() []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for t := range grounding.Generate(grounding.GenOptions{Trajectories: GeneratedTrajectories, Seed: GeneratedSeed, Kind: "tau"}) {
+		if err := enc.Encode(t); err != nil {
+			panic(err) // a generated trajectory always encodes
+		}
+	}
+	return b.Bytes()
+}
+
+// SWEInstances is how many instances the SWE demo runs are on.
+var SWEInstances = len(sweCatalog)
