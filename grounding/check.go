@@ -12,7 +12,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.1.0"
+const EngineVersion = "1.2.0"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -176,8 +176,14 @@ type Evidence struct {
 // String renders the evidence on one line for tables and JSON lines.
 func (e Evidence) String() string {
 	var b strings.Builder
-	switch e.Found {
-	case "visible":
+	switch {
+	case e.Found == "visible" && e.Message < 0:
+		// Free text as a whole: nothing to point at, the note says why.
+		if e.Note != "" {
+			return e.Note
+		}
+		b.WriteString("visible")
+	case e.Found == "visible":
 		b.WriteString("message ")
 		b.WriteString(strconv.Itoa(e.Message))
 		if e.JSONPath != "" {
@@ -194,15 +200,15 @@ func (e Evidence) String() string {
 			b.WriteString(" after normalization: ")
 			b.WriteString(e.Normalization)
 		}
-	case "derived":
+	case e.Found == "derived":
 		b.WriteString("derived: ")
 		b.WriteString(e.Derivation)
-	case "schema":
+	case e.Found == "schema":
 		b.WriteString("enum of the visible tool schema")
-	case "hidden":
+	case e.Found == "hidden":
 		b.WriteString("found only in hidden context: ")
 		b.WriteString(e.Hidden)
-	case "nowhere":
+	case e.Found == "nowhere":
 		b.WriteString("not found anywhere")
 	default:
 		b.WriteString(e.Found)

@@ -501,3 +501,45 @@ func TestCheckReusedCallIDs(t *testing.T) {
 		t.Errorf("Check second call = observation %d, %s; want observation 5, pass", d.Observation, describeDecision(d))
 	}
 }
+
+// TestCheckAuthored: under a profile with "authored" (swe), what a coding
+// agent writes that nothing visible holds is its own, not unsupported; a
+// value only hidden context holds is still a leak; without "authored"
+// (generic) the same script is unsupported.
+func TestCheckAuthored(t *testing.T) {
+	script := func(domain string) *tb {
+		return traj(domain).reward(1).tools("bash").
+			sys("Run one bash command per turn.").
+			user("<pr_description>\nLedger.balance() counts reversals twice.\n</pr_description>").
+			call("bash", `{"command":"grep -rn \"def balance\" tally"}`, "tally/ledger.py:76:    def balance(self):").
+			hidden("reference_patch", "def test_reversal_cancels_fixture42(): pass")
+	}
+	repro := `{"command":"cat <<'EOF' > reproduce_issue.py\nfrom tally.ledger import Ledger, Entry\ninstance1 = Ledger([Entry(50), Entry(50, reversal=True)])\nassert instance1.balance() == 0\nEOF"}`
+	leak := `{"command":"python -m pytest tests/test_ledger.py -k test_reversal_cancels_fixture42"}`
+	runCheckCases(t, []checkCase{
+		{name: "swe: a variable the agent names is its own",
+			in: script("swe").call("bash", repro, "").build(), msg: 4, call: 0,
+			verdict: VerdictPass, absent: ReasonUnsupported, arg: "instance1", status: StatusFreeText, where: "the agent's own"},
+		{name: "swe: a value only the hidden reference holds is a leak",
+			in: script("swe").call("bash", leak, "1 passed").build(), msg: 4, call: 0,
+			verdict: VerdictFail, reason: ReasonHiddenLeak, arg: "test_reversal_cancels_fixture42", status: StatusHiddenOnly},
+		{name: "generic: the same script is unsupported",
+			in: script("support").call("bash", repro, "").build(), profile: "generic", msg: 4, call: 0,
+			verdict: VerdictFail, reason: ReasonUnsupported, arg: "instance1", status: StatusUnsupported},
+	})
+}
+
+// TestEvidenceStringFreeText: a free-text argument as a whole points at no
+// message; its evidence reads as its note, not "message -1 [0:0]".
+func TestEvidenceStringFreeText(t *testing.T) {
+	tr := traj("swe").reward(1).tools("bash").sys("Run bash.").user("list the files").
+		call("bash", `{"command":"ls -la"}`, "total 0").build()
+	d := decisionAt(t, Check(tr, nil), 2, 0)
+	a, ok := argAt(d, "command")
+	if !ok {
+		t.Fatalf("no command argument:\n%s", describeDecision(d))
+	}
+	if got := a.Where.String(); strings.Contains(got, "-1") || !strings.Contains(got, "free text") {
+		t.Errorf("free-text evidence = %q, want its note without a message index", got)
+	}
+}

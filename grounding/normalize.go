@@ -459,7 +459,7 @@ func trimProse(s string, start int) (string, int) {
 // after a word.
 var (
 	proseLead  = byteSet(`"'([{*<` + "`" + `|>~`)
-	proseTrail = byteSet(`"')]}*,.;:!?>` + "`" + `|~`)
+	proseTrail = byteSet(`"')]}*,.;:!?>([` + "`" + `|~`)
 )
 
 func byteSet(chars string) (t [256]bool) {

@@ -26,6 +26,7 @@ import (
 //	  "name": "airline", "version": "1", "description": "…",
 //	  "domains": ["airline", "tau-airline"],          // ProfileFor matches these
 //	  "tools_given": true,     // "schemas" count as visible tools when a log lists none
+//	  "authored": false,       // true: values nothing holds are the agent's own (coding agents)
 //	  "schemas": [{"name": …, "description": …, "parameters": {JSON Schema}}],
 //	  "tools": {"cancel_reservation": {"action": "irreversible_write",
 //	            "args": {"reservation_id": {"role": "identifier", "kind": "reservation"}}}},
@@ -60,6 +61,14 @@ type Profile struct {
 	Knowledge  map[string]KnowledgeMap `json:"knowledge,omitempty"`
 	Errors     ErrorProfile            `json:"errors"`
 	Workflow   WorkflowProfile         `json:"workflow"`
+	// Authored says the agent writes what it types: code, scripts, file
+	// names, commands. A value nothing visible supports and no hidden entry
+	// holds is then the agent's own (a variable name, a test value, a new
+	// script's path, a module it knows), supported as free text, instead of
+	// vis.unsupported. A value found only in hidden context is still a leak.
+	// Meant for coding agents, where failing such values would mask most
+	// of every script the agent writes.
+	Authored bool `json:"authored,omitempty"`
 	// Choice is what an unjustified choice among visible candidates does:
 	// "queue" (ambiguous, the default) or "fail".
 	Choice string `json:"choice,omitempty"`
@@ -471,7 +480,7 @@ func hasString(list []string, s string) bool {
 }
 
 func (v profileValidator) document(doc any) error {
-	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "schemas",
+	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
 		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak")
 	if err != nil {
 		return err
@@ -499,9 +508,11 @@ func (v profileValidator) document(doc any) error {
 			return err
 		}
 	}
-	if x, ok := top["tools_given"]; ok {
-		if err := v.boolean("tools_given", x); err != nil {
-			return err
+	for _, key := range []string{"tools_given", "authored"} {
+		if x, ok := top[key]; ok {
+			if err := v.boolean(key, x); err != nil {
+				return err
+			}
 		}
 	}
 	if x, ok := top["schemas"]; ok {

@@ -24,6 +24,7 @@ type profileRuntime struct {
 	errPatterns  []*regexp.Regexp
 	threshold    float64
 	choiceFail   bool
+	authored     bool
 	choiceAction map[string]bool
 	weakMax      float64
 	weakTokens   map[string]bool // canonical keys
@@ -133,6 +134,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		rt.threshold = *p.Success.RewardThreshold
 	}
 	rt.choiceFail = p.Choice == "fail"
+	rt.authored = p.Authored
 	if len(p.ChoiceActions) > 0 {
 		rt.choiceAction = map[string]bool{}
 		for _, a := range p.ChoiceActions {

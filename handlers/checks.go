@@ -83,8 +83,10 @@ func argView(a grounding.ArgEvidence, msgs map[int]grounding.Message) views.ArgV
 		Tone:     tone(a.Status),
 		Evidence: a.Where.String(),
 	}
-	switch a.Where.Found {
-	case "visible":
+	switch {
+	case a.Where.Found == "visible" && a.Where.Message < 0:
+		// Free text as a whole: no place to point at.
+	case a.Where.Found == "visible":
 		v.Msg = strconv.Itoa(a.Where.Message)
 		v.Needle = v.Value
 		// The exact span of the source text, when that message is loaded:
@@ -92,7 +94,7 @@ func argView(a grounding.ArgEvidence, msgs map[int]grounding.Message) views.ArgV
 		if m, ok := msgs[a.Where.Message]; ok && a.Where.Start >= 0 && a.Where.End > a.Where.Start && a.Where.End <= len(m.Content) {
 			v.Needle = m.Content[a.Where.Start:a.Where.End]
 		}
-	case "hidden":
+	case a.Where.Found == "hidden":
 		if a.Where.HiddenMessage >= 0 && strings.HasPrefix(a.Where.Hidden, "hidden message") {
 			v.HiddenMsg = strconv.Itoa(a.Where.HiddenMessage)
 		} else if a.Where.HiddenEntry >= 0 {
