@@ -382,6 +382,20 @@ func TestLongTrajectory(t *testing.T) {
 	if s := last.Find(`[data-testid=earlier]`).Text(); !strings.Contains(s, "35 earlier messages") {
 		t.Errorf("earlier button of decision 20 = %q", s)
 	}
+
+	// A link to a decision past the first page (from the queue, a review,
+	// a conflict) opens the page that holds its card, so the anchor lands.
+	for _, ord := range []int{0, 19, 20, 45} {
+		u := decisionURL(5, ord)
+		path, anchor, _ := strings.Cut(u, "#") // a browser keeps the fragment
+		rec, doc := do(t, h, httptest.NewRequest("GET", path, nil), false)
+		if rec.Code != 200 {
+			t.Fatalf("GET %s: %d", u, rec.Code)
+		}
+		if doc.Find(`#`+anchor).Length() != 1 {
+			t.Errorf("GET %s: no element #%s on the page", u, anchor)
+		}
+	}
 }
 
 func TestFullMessage(t *testing.T) {

@@ -142,7 +142,7 @@ func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 func queueRow(it grounding.QueueItem) views.QueueRow {
 	row := views.QueueRow{
 		ID:       strconv.FormatInt(it.ID, 10),
-		URL:      trajectoryURL(it.TrajectoryID) + "#d" + strconv.Itoa(it.Ordinal),
+		URL:      decisionURL(it.TrajectoryID, it.Ordinal),
 		ExtID:    it.ExtID,
 		RunName:  it.RunName,
 		Decision: "decision " + strconv.Itoa(it.Ordinal+1),
@@ -285,7 +285,7 @@ func (h *Queue) conflicts(w http.ResponseWriter, r *http.Request, f grounding.Qu
 	for _, c := range cs {
 		row := views.ConflictRow{
 			ID:       strconv.FormatInt(c.Item.ID, 10),
-			URL:      trajectoryURL(c.Item.TrajectoryID) + "#d" + strconv.Itoa(c.Item.Ordinal),
+			URL:      decisionURL(c.Item.TrajectoryID, c.Item.Ordinal),
 			ExtID:    c.Item.ExtID,
 			RunName:  c.Item.RunName,
 			Decision: "decision " + strconv.Itoa(c.Item.Ordinal+1),
@@ -370,7 +370,7 @@ func (h *Queue) Enqueue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !isPartial(r) {
-		http.Redirect(w, r, trajectoryURL(tid)+"#d"+strconv.FormatInt(ord, 10), http.StatusSeeOther)
+		http.Redirect(w, r, decisionURL(tid, int(ord)), http.StatusSeeOther)
 		return
 	}
 	text := "Sent to the queue (item " + strconv.FormatInt(it.ID, 10) + ", " + it.State + ")."

@@ -422,7 +422,7 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 		SkipURL:       base + "/skip",
 		NoteURL:       base + "/note",
 		RenewURL:      base + "/renew",
-		TrajectoryURL: trajectoryURL(hd.ID) + "#d" + strconv.Itoa(it.Ordinal),
+		TrajectoryURL: decisionURL(hd.ID, it.Ordinal),
 		ExtID:         hd.ExtID,
 		RunName:       hd.RunName,
 		Decision:      card.Title,

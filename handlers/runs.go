@@ -195,6 +195,18 @@ func runURL(id int64) string { return "/runs/" + strconv.FormatInt(id, 10) }
 
 func trajectoryURL(id int64) string { return "/trajectories/" + strconv.FormatInt(id, 10) }
 
+// decisionURL links to one decision card of a trajectory page. The page
+// shows decisionsPerPage cards and loads the rest as they scroll into view,
+// so a later decision's link opens the page that holds it (?from=) or its
+// anchor would have nothing to land on.
+func decisionURL(id int64, ordinal int) string {
+	u := trajectoryURL(id)
+	if from := ordinal - ordinal%decisionsPerPage; from > 0 {
+		u += "?from=" + strconv.Itoa(from)
+	}
+	return u + "#d" + strconv.Itoa(ordinal)
+}
+
 func trajectoryResults(f grounding.TrajectoryFilter, tp grounding.TrajectoryPage) views.TrajectoryResults {
 	base := runURL(f.RunID)
 	q := filterQuery(f)
