@@ -97,6 +97,24 @@ func evalString(t *testing.T, ctx context.Context, js string) string {
 	return s
 }
 
+// markHiddenJS names the first scroll box, between the review screen's
+// evidence mark and its pane, that has the mark outside its visible
+// rectangle ("" when every box shows it, or there is no mark).
+const markHiddenJS = `(function () {
+	var m = document.querySelector("#review mark.evidence");
+	if (!m) return "";
+	var r = m.getBoundingClientRect();
+	for (var b = m.parentElement; b && b.id !== "review"; b = b.parentElement) {
+		var st = getComputedStyle(b);
+		if (!/(auto|scroll)/.test(st.overflowY + st.overflowX)) continue;
+		var q = b.getBoundingClientRect();
+		if (r.top < q.top || r.bottom > q.bottom || r.left < q.left || r.right > q.right) {
+			return b.tagName + "." + b.className + " (" + Math.round(r.top - q.top) + "px down, " + Math.round(r.left - q.left) + "px across)";
+		}
+	}
+	return "";
+})()`
+
 // currentItem is the id of the item on the review screen.
 func currentItem(t *testing.T, ctx context.Context) string {
 	return evalString(t, ctx, `(document.querySelector("#review") || {dataset: {}}).dataset.item || ""`)
@@ -172,9 +190,21 @@ func TestBrowserAdjudication(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Three verdicts with the keyboard: a, r, a.
+	// Three verdicts with the keyboard: a, r, a. Each is pressed from the
+	// bottom of the page; the next item must open at its top, where its
+	// "why queued" is, with the mark of its question inside every scroll
+	// box that holds it.
 	for i, key := range []string{"a", "r", "a"} {
+		if y := evalString(t, ann, `window.scrollTo(0, document.body.scrollHeight), String(window.scrollY)`); y == "0" {
+			t.Fatalf("the review page does not scroll (scrollY %s): the test cannot tell a reset", y)
+		}
 		next := press(t, ann, key, "adj-0"+string(rune('2'+i))+"-after-"+key)
+		if y := evalString(t, ann, `(function(){var r=document.querySelector("[data-testid=why]").getBoundingClientRect();return String(Math.round(window.scrollY))+" "+String(Math.round(r.top))})()`); !strings.HasPrefix(y, "0 ") {
+			t.Errorf("after %q the next item opens scrolled (scrollY, top of why queued: %s), want at the top", key, y)
+		}
+		if hid := evalString(t, ann, markHiddenJS); hid != "" {
+			t.Errorf("after %q the evidence mark is scrolled out of %s", key, hid)
+		}
 		if slices.Contains(held, next) {
 			t.Errorf("after %q the screen shows item %s again", key, next)
 		}

@@ -109,7 +109,27 @@
         target = markText(item, btn.querySelector(".strong") ? btn.querySelector(".strong").textContent : "") || item;
       }
     }
-    if (scroll && target && target.scrollIntoView) target.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    if (!target) return;
+    if (scroll && target.scrollIntoView) {
+      target.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    } else {
+      revealInBoxes(target, card);
+    }
+  }
+
+  // revealInBoxes scrolls the scroll boxes between el and the card (a long
+  // observation's code box, the history pane) so that el shows, without
+  // moving the page: on a new review item the mark is visible at once.
+  function revealInBoxes(el, card) {
+    for (var box = el.parentElement; box && box !== card; box = box.parentElement) {
+      var st = getComputedStyle(box);
+      var y = box.scrollHeight > box.clientHeight && /(auto|scroll)/.test(st.overflowY);
+      var x = box.scrollWidth > box.clientWidth && /(auto|scroll)/.test(st.overflowX);
+      if (!y && !x) continue;
+      var r = el.getBoundingClientRect(), b = box.getBoundingClientRect();
+      if (y) box.scrollTop += r.top - b.top - box.clientHeight / 3;
+      if (x) box.scrollLeft += r.left - b.left - box.clientWidth / 3;
+    }
   }
 
   // The server could not be reached at all.
@@ -122,9 +142,17 @@
   // renewed while the annotator is active.
   function review() { return document.getElementById("review"); }
 
+  // The item on screen: a new one starts at the top of the page, where its
+  // "why queued" is, wherever the last one was scrolled to.
+  var shownItem = null;
   function onReview() {
     var r = review();
     if (!r) return;
+    var item = r.getAttribute("data-item");
+    if (item !== shownItem) {
+      if (shownItem !== null) window.scrollTo(0, 0);
+      shownItem = item;
+    }
     var q = r.querySelector("button.arg[data-question]");
     if (q) showEvidence(q, false);
   }
