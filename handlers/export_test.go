@@ -322,6 +322,11 @@ func TestExportPageAndCount(t *testing.T) {
 			if got := doc.Find(`[data-testid=export-figures]`).Text(); !strings.Contains(got, "3 trajectories") && !strings.Contains(strings.Join(strings.Fields(got), " "), "3 trajectories") {
 				t.Errorf("figures = %q", got)
 			}
+			// P counts the parents with a supervised decision (the weight
+			// denominator), and the page says so.
+			if got := strings.Join(strings.Fields(doc.Find(`[data-testid=export-figures]`).Text()), " "); !strings.Contains(got, "2 parent interactions have a supervised decision") {
+				t.Errorf("figures = %q, want the parent count said to be of parents with a supervised decision", got)
+			}
 			if !strings.Contains(doc.Find(`[data-testid=export-curl]`).Text(), "Authorization: Bearer $GROUNDWORK_TOKEN") {
 				t.Errorf("curl = %q", doc.Find(`[data-testid=export-curl]`).Text())
 			}

@@ -478,3 +478,18 @@ func TestToolsFromProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSummary: the run header says what its decisions are made of and
+// counts in words that agree with their numbers.
+func TestRunSummary(t *testing.T) {
+	at := time.Date(2026, 12, 3, 12, 15, 0, 0, time.UTC)
+	got := runSummary(grounding.Run{Trajectories: 200, Successes: 84, Decisions: 2544, ToolCalls: 1164, Imports: 1, CreatedAt: at})
+	for _, want := range []string{"200 trajectories", "84 successful (42%)", "2,544 decisions (1,164 tool calls, 1,380 text replies)", "1 import ·"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("runSummary = %q, want %q in it", got, want)
+		}
+	}
+	if got := runSummary(grounding.Run{Trajectories: 1, Decisions: 2, ToolCalls: 1, Imports: 2, CreatedAt: at}); !strings.Contains(got, "1 trajectory ·") || !strings.Contains(got, "1 text reply)") || !strings.Contains(got, "2 imports") {
+		t.Errorf("runSummary of one = %q", got)
+	}
+}

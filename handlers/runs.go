@@ -291,12 +291,19 @@ func options(values []string, selected string) []views.Option {
 	return out
 }
 
+func replies(n int) string {
+	if n == 1 {
+		return "1 text reply"
+	}
+	return count(n) + " text replies"
+}
+
 func runSummary(run grounding.Run) string {
-	return count(run.Trajectories) + " trajectories · " +
+	return trajectories(run.Trajectories) + " · " +
 		count(run.Successes) + " successful (" + percent(run.Successes, run.Trajectories) + ") · " +
-		count(run.Decisions) + " decisions · " +
-		count(run.ToolCalls) + " tool calls · " +
-		count(run.Imports) + " imports · created " + dateTime(run.CreatedAt)
+		plural(run.Decisions, "decision") + " (" + plural(run.ToolCalls, "tool call") + ", " +
+		replies(run.Decisions-run.ToolCalls) + ") · " +
+		plural(run.Imports, "import") + " · created " + dateTime(run.CreatedAt)
 }
 
 func orDash(s string) string {

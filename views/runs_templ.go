@@ -52,7 +52,7 @@ func Runs(p RunsPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-wrap\"><table class=\"grid\"><thead><tr><th>run</th><th class=\"num\">trajectories</th><th class=\"num\">successes</th><th class=\"num\">decisions</th><th class=\"num\">tool calls</th><th class=\"num\" title=\"decisions by verdict: pass / fail / ambiguous\">pass / fail / ambiguous</th><th class=\"num\" title=\"ambiguous decisions waiting for a human\">queued</th><th class=\"num\" title=\"decisions with mask 1; trajectories certified (R=1, workflow ok, at least one supervised decision)\">supervised · certified</th><th class=\"num\">imports</th><th>created</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-wrap\"><table class=\"grid\"><thead><tr><th>run</th><th class=\"num\">trajectories</th><th class=\"num\">successes</th><th class=\"num\" title=\"every tool call and every assistant text reply\">decisions</th><th class=\"num\">tool calls</th><th class=\"num\" title=\"decisions by verdict: pass / fail / ambiguous\">pass / fail / ambiguous</th><th class=\"num\" title=\"ambiguous decisions waiting for a human\">queued</th><th class=\"num\" title=\"decisions with mask 1; trajectories certified (R=1, workflow ok, at least one supervised decision)\">supervised · certified</th><th class=\"num\">imports</th><th>created</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
