@@ -493,3 +493,13 @@ func TestRunSummary(t *testing.T) {
 		t.Errorf("runSummary of one = %q", got)
 	}
 }
+
+// TestQueueRowHolders: the queue says how many annotators hold an item, in
+// words ("held by 1" read like a user id).
+func TestQueueRowHolders(t *testing.T) {
+	for n, want := range map[int]string{0: "", 1: "held by 1 annotator", 2: "held by 2 annotators"} {
+		if got := queueRow(grounding.QueueItem{Holders: n}).Held; got != want {
+			t.Errorf("%d holders: %q, want %q", n, got, want)
+		}
+	}
+}

@@ -163,7 +163,7 @@ func queueRow(it grounding.QueueItem) views.QueueRow {
 		row.Human = string(it.Human)
 	}
 	if it.Holders > 0 {
-		row.Held = "held by " + strconv.Itoa(it.Holders)
+		row.Held = "held by " + plural(it.Holders, "annotator")
 	}
 	return row
 }
