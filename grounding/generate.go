@@ -3,6 +3,7 @@ package grounding
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
 	"math/rand/v2"
 	"strings"
@@ -303,4 +304,17 @@ func genSWE(rng *rand.Rand, i int) *Trajectory {
 	ok := submitted && verified
 	g.t.Success = &ok
 	return g.t
+}
+
+// WriteGenerated writes Generate(opt) to w as canonical JSON Lines, what
+// `groundwork gen` prints and the demo imports.
+func WriteGenerated(w io.Writer, opt GenOptions) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for t := range Generate(opt) {
+		if err := enc.Encode(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }

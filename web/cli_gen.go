@@ -2,7 +2,6 @@ package web
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -29,12 +28,8 @@ func runGen(args []string, stdout io.Writer) error {
 		return fmt.Errorf("gen: --kind %q: expected one of %s", *kind, strings.Join(grounding.GenKinds, ", "))
 	}
 	w := bufio.NewWriterSize(stdout, 1<<20)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for t := range grounding.Generate(grounding.GenOptions{Trajectories: *n, Seed: *seed, Kind: *kind}) {
-		if err := enc.Encode(t); err != nil {
-			return fmt.Errorf("gen: %w", err)
-		}
+	if err := grounding.WriteGenerated(w, grounding.GenOptions{Trajectories: *n, Seed: *seed, Kind: *kind}); err != nil {
+		return fmt.Errorf("gen: %w", err)
 	}
 	return w.Flush()
 }

@@ -5,7 +5,6 @@ package demo
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 
 	"groundwork/grounding"
 )
@@ -36,12 +35,8 @@ const (
 // Generated returns the generated pool as canonical JSON Lines.
 func Generated() []byte {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for t := range grounding.Generate(grounding.GenOptions{Trajectories: GeneratedTrajectories, Seed: GeneratedSeed, Kind: "tau"}) {
-		if err := enc.Encode(t); err != nil {
-			panic(err) // a generated trajectory always encodes
-		}
+	if err := grounding.WriteGenerated(&b, grounding.GenOptions{Trajectories: GeneratedTrajectories, Seed: GeneratedSeed, Kind: "tau"}); err != nil {
+		panic(err) // a generated trajectory always encodes, and a Buffer takes it
 	}
 	return b.Bytes()
 }
