@@ -65,10 +65,16 @@ type TrajectorySummary struct {
 	Pass, Fail, Ambiguous int
 	Queued                int
 	Supervised            int
+	// Match is the ordinal of the trajectory's first decision that meets a
+	// list's tool, verdict and reason filter; nil when the list has none.
+	Match *int
 }
 
 // TrajectoryFilter selects a page of a run's trajectories, ordered by ExtID.
 // Paging is keyset: After is the ExtID of the last row of the previous page.
+//
+// Tool, Verdict and Reason are conditions on a decision: given together,
+// one decision of the trajectory must meet all of them.
 type TrajectoryFilter struct {
 	RunID   int64
 	Success *bool  // nil: any

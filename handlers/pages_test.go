@@ -291,6 +291,33 @@ func TestRunFilterAndPaging(t *testing.T) {
 	}
 }
 
+// A list filtered by decision links each row's first matching decision;
+// an unfiltered one does not.
+func TestRunRowLinksItsMatch(t *testing.T) {
+	st := runStore(t)
+	st.TrajectoriesFn = func(f grounding.TrajectoryFilter) (grounding.TrajectoryPage, error) {
+		row := grounding.TrajectorySummary{ID: 5, RunID: 1, ExtID: "t-1", SourceFile: "a.jsonl"}
+		if f.Tool != "" || f.Verdict != "" || f.Reason != "" {
+			m := 23
+			row.Match = &m
+		}
+		return grounding.TrajectoryPage{Rows: []grounding.TrajectorySummary{row}}, nil
+	}
+	h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+	_, doc := do(t, h, httptest.NewRequest("GET", "/runs/1?tool=get_reservation_details&verdict=ambiguous", nil), false)
+	a := doc.Find(`[data-testid=trajectory-row] [data-testid=match]`)
+	if href, _ := a.Attr("href"); href != "/trajectories/5?from=20#d23" || strings.TrimSpace(a.Text()) != "→ decision 24" {
+		t.Errorf("match link = %q %q, want decision 24 at /trajectories/5?from=20#d23", href, a.Text())
+	}
+	if doc.Find(`fieldset.decision-filters select[name=verdict]`).Length() != 1 {
+		t.Errorf("the verdict filter is not among the decision's filters")
+	}
+	_, doc = do(t, h, httptest.NewRequest("GET", "/runs/1?domain=airline", nil), false)
+	if n := doc.Find(`[data-testid=match]`).Length(); n != 0 {
+		t.Errorf("an unfiltered list links %d matches", n)
+	}
+}
+
 func TestDecisionView(t *testing.T) {
 	h := testRouter(runStore(t), &fakeSessions{}, researcher, t.TempDir(), 1<<20)
 	rec, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5", nil), false)

@@ -231,7 +231,14 @@ func trajectoryResults(f grounding.TrajectoryFilter, tp grounding.TrajectoryPage
 }
 
 func trajectoryRow(t grounding.TrajectorySummary) views.TrajectoryRow {
+	var matchURL, match string
+	if t.Match != nil {
+		// The first decision meeting the list's decision filters.
+		matchURL, match = decisionURL(t.ID, *t.Match), "decision "+strconv.Itoa(*t.Match+1)
+	}
 	return views.TrajectoryRow{
+		MatchURL:  matchURL,
+		Match:     match,
 		URL:       trajectoryURL(t.ID),
 		ExtID:     t.ExtID,
 		Parent:    t.ParentID,

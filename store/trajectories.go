@@ -39,6 +39,8 @@ type summaryRow struct {
 	Ambiguous   int             `db:"n_ambiguous"`
 	Queued      int             `db:"n_queued"`
 	Supervised  int             `db:"n_supervised"`
+	// FirstMatch is read by filtered lists only (Trajectories).
+	FirstMatch sql.NullInt32 `db:"first_match"`
 }
 
 const summaryColumns = `t.id, t.run_id, t.ext_id, t.parent_id, t.domain, t.success, t.reward,
@@ -56,6 +58,10 @@ func (r summaryRow) summary() grounding.TrajectorySummary {
 	if r.Reward.Valid {
 		v := r.Reward.Float64
 		s.Reward = &v
+	}
+	if r.FirstMatch.Valid {
+		m := int(r.FirstMatch.Int32)
+		s.Match = &m
 	}
 	return s
 }
@@ -121,9 +127,10 @@ const (
 // by ext id. Paging is keyset (ext_id > f.After), never OFFSET, and nothing
 // is counted. Limit defaults to 50 and is capped at 500. Search matches a
 // case-insensitive substring of the ext id (ASCII letters fold under SQLite);
-// Tool keeps trajectories with a decision calling that tool. Next is the
-// last row's ext id when another page follows, else "". An unknown run gives
-// an empty page.
+// Tool, Verdict and Reason keep trajectories with one decision that meets
+// all that are given, and each row's Match is the first such decision.
+// Next is the last row's ext id when another page follows, else "". An
+// unknown run gives an empty page.
 func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (grounding.TrajectoryPage, error) {
 	limit := f.Limit
 	if limit <= 0 {
@@ -141,15 +148,11 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		where = append(where, "t.domain = ?")
 		args = append(args, f.Domain)
 	}
-	if f.Tool != "" {
-		where = append(where, "EXISTS (SELECT 1 FROM decisions d WHERE d.run_id = t.run_id AND d.tool = ? AND d.trajectory_id = t.id)")
-		args = append(args, f.Tool)
-	}
-	// A trajectory's counters say whether it has a decision with a verdict
-	// (they follow every verdict, undo and recheck), so the filter reads
-	// the rows the page reads anyway instead of probing decisions for each:
-	// airline trajectories with an ambiguous decision, 13% of them, cost
-	// 1,245 index probes for a page of 51.
+	// Tool, verdict and reason are conditions on one decision: with two or
+	// more of them a trajectory matches when one of its decisions meets all
+	// (tool=think&verdict=ambiguous is "an ambiguous think", not "a think
+	// and, elsewhere, something ambiguous"). A single one is a condition on
+	// the trajectory, read from its counters where it has them.
 	switch grounding.Verdict(f.Verdict) {
 	case "":
 	case grounding.VerdictPass:
@@ -158,13 +161,13 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		where = append(where, "t.n_fail > 0")
 	case grounding.VerdictAmbiguous:
 		where = append(where, "t.n_ambiguous > 0")
-	default:
-		where = append(where, "EXISTS (SELECT 1 FROM decisions d WHERE d.run_id = t.run_id AND d.verdict = ? AND d.trajectory_id = t.id)")
-		args = append(args, f.Verdict)
 	}
-	if f.Reason != "" {
-		where = append(where, "EXISTS (SELECT 1 FROM decision_reasons dr WHERE dr.run_id = t.run_id AND dr.reason = ? AND dr.trajectory_id = t.id)")
-		args = append(args, f.Reason)
+	match, ord, matchArgs := decisionMatch(f)
+	counted := f.Tool == "" && f.Reason == "" && (f.Verdict == string(grounding.VerdictPass) ||
+		f.Verdict == string(grounding.VerdictFail) || f.Verdict == string(grounding.VerdictAmbiguous))
+	if match != "" && !counted {
+		where = append(where, "EXISTS (SELECT 1 FROM "+match+")")
+		args = append(args, matchArgs...)
 	}
 	if f.Search != "" {
 		where = append(where, db.d.extIDContains)
@@ -175,7 +178,14 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		args = append(args, f.After)
 	}
 	// One row more than the page tells whether a next page exists.
-	q := `SELECT ` + summaryColumns + ` FROM trajectories t WHERE ` + strings.Join(where, " AND ") +
+	cols := summaryColumns
+	if match != "" {
+		// The first decision that meets the filter, for the row's link: a
+		// probe of one trajectory's decisions for each row of the page.
+		cols += `, (SELECT MIN(` + ord + `) FROM ` + match + `) AS first_match`
+		args = append(matchArgs[:len(matchArgs):len(matchArgs)], args...)
+	}
+	q := `SELECT ` + cols + ` FROM trajectories t WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY t.ext_id` + limitSQL(limit+1)
 
 	rows := make([]summaryRow, 0, limit+1) // sized once, not grown row by row
@@ -192,6 +202,40 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		page.Rows[i] = r.summary()
 	}
 	return page, nil
+}
+
+// decisionMatch is what a trajectory filter asks of the decisions of a
+// trajectory t: one decision with the filter's tool, verdict and reason
+// code, all that are given. It returns the FROM and WHERE of a subquery
+// over such decisions, their ordinal column and its arguments; from is ""
+// when the filter names none of the three.
+func decisionMatch(f grounding.TrajectoryFilter) (from, ord string, args []any) {
+	if f.Tool == "" && f.Verdict == "" && f.Reason == "" {
+		return "", "", nil
+	}
+	var conds []string
+	if f.Reason != "" {
+		// Reasons lead: their index (run_id, reason, trajectory_id) finds
+		// the decisions, whose primary key then gives tool and verdict.
+		from, ord = "decision_reasons dr", "dr.ordinal"
+		if f.Tool != "" || f.Verdict != "" {
+			from += " JOIN decisions d ON d.trajectory_id = dr.trajectory_id AND d.ordinal = dr.ordinal"
+		}
+		conds = append(conds, "dr.run_id = t.run_id", "dr.trajectory_id = t.id", "dr.reason = ?")
+		args = append(args, f.Reason)
+	} else {
+		from, ord = "decisions d", "d.ordinal"
+		conds = append(conds, "d.run_id = t.run_id", "d.trajectory_id = t.id")
+	}
+	if f.Tool != "" {
+		conds = append(conds, "d.tool = ?")
+		args = append(args, f.Tool)
+	}
+	if f.Verdict != "" {
+		conds = append(conds, "d.verdict = ?")
+		args = append(args, f.Verdict)
+	}
+	return from + " WHERE " + strings.Join(conds, " AND "), ord, args
 }
 
 // limitSQL is " LIMIT n" with n written into the statement rather than

@@ -91,7 +91,11 @@ type Pager struct {
 
 // TrajectoryRow is one trajectory in a run's list.
 type TrajectoryRow struct {
-	URL       string
+	URL string
+	// MatchURL and Match link the first decision that meets the list's
+	// tool, verdict and reason filters ("decision 4"); "" without them.
+	MatchURL  string
+	Match     string
 	ExtID     string
 	Parent    string
 	Domain    string

@@ -200,6 +200,12 @@ func BenchmarkRunPageDeep(b *testing.B) {
 				latency(b, get, fmt.Sprintf("/runs/%d?success=no&domain=retail&tool=cancel_reservation&after=%s", res.RunID, after))
 			})
 			b.Run("search", func(b *testing.B) { latency(b, get, fmt.Sprintf("/runs/%d?q=4711", res.RunID)) })
+			// verdict alone reads the trajectories' counters; with a tool,
+			// both must hold of one decision.
+			b.Run("verdict", func(b *testing.B) { latency(b, get, fmt.Sprintf("/runs/%d?verdict=pass&after=%s", res.RunID, after)) })
+			b.Run("decision", func(b *testing.B) {
+				latency(b, get, fmt.Sprintf("/runs/%d?tool=cancel_reservation&verdict=pass&after=%s", res.RunID, after))
+			})
 		})
 	}
 }

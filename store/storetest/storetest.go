@@ -1203,6 +1203,90 @@ func testCheckFilters(t *testing.T, db *store.DB) {
 			t.Errorf("filter %s = %v, want %v", k, got, want)
 		}
 	}
+
+	// Tool, verdict and reason together hold of one decision, and each
+	// row names the first decision that meets them. The fixture must have
+	// a combination that only different decisions of a trajectory meet,
+	// or this part could not fail.
+	type combo struct{ tool, verdict, reason string }
+	same := map[combo]map[string]int{} // met by one decision: ext id → its first ordinal
+	apart := map[combo][]string{}      // met by the trajectory's decisions taken together
+	for _, tr := range ts {
+		ds := grounding.Decisions(tr)
+		res := grounding.CheckDefault(tr)
+		var tools, verdicts []string
+		for i, d := range res.Decisions {
+			tools = append(tools, ds[i].Tool)
+			verdicts = append(verdicts, string(d.Verdict))
+			for _, r := range append([]string{""}, d.Reasons...) {
+				for _, c := range []combo{{ds[i].Tool, string(d.Verdict), ""}, {ds[i].Tool, string(d.Verdict), r}, {"", string(d.Verdict), r}, {ds[i].Tool, "", r}} {
+					if n := btoi(c.tool != "") + btoi(c.verdict != "") + btoi(c.reason != ""); n < 2 {
+						continue // one condition alone is tested above
+					}
+					if same[c] == nil {
+						same[c] = map[string]int{}
+					}
+					if _, ok := same[c][tr.ID]; !ok {
+						same[c][tr.ID] = ds[i].Ordinal
+					}
+				}
+			}
+		}
+		for _, tool := range tools {
+			for _, v := range verdicts {
+				if tool != "" {
+					apart[combo{tool, v, ""}] = append(apart[combo{tool, v, ""}], tr.ID)
+				}
+			}
+		}
+	}
+	differs := 0
+	for c, ids := range apart {
+		for _, id := range ids {
+			if _, ok := same[c][id]; !ok {
+				differs++
+				if same[c] == nil {
+					same[c] = map[string]int{} // no decision meets it: an empty page
+				}
+			}
+		}
+	}
+	if differs == 0 {
+		t.Fatal("fixture has no trajectory whose tool and verdict filters are met only by different decisions")
+	}
+	for c, want := range same {
+		page, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: run.ID, Tool: c.tool, Verdict: c.verdict, Reason: c.reason, Limit: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, r := range page.Rows {
+			got[r.ExtID] = -1
+			if r.Match != nil {
+				got[r.ExtID] = *r.Match
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("filter tool=%q verdict=%q reason=%q = %v, want %v (ext id: first decision meeting all)", c.tool, c.verdict, c.reason, got, want)
+		}
+	}
+	// A single condition also names the first decision meeting it.
+	for _, v := range []grounding.Verdict{grounding.VerdictPass, grounding.VerdictFail, grounding.VerdictAmbiguous} {
+		page, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: run.ID, Verdict: string(v), Limit: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Rows {
+			tr := ts[slices.IndexFunc(ts, func(tr *grounding.Trajectory) bool { return tr.ID == r.ExtID })]
+			first := slices.IndexFunc(grounding.CheckDefault(tr).Decisions, func(d grounding.DecisionResult) bool { return d.Verdict == v })
+			if r.Match == nil || *r.Match != first {
+				t.Errorf("%s filter: %s names decision %v, want %d", v, r.ExtID, r.Match, first)
+			}
+		}
+	}
+	if page, _ := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: run.ID, Limit: 500}); page.Rows[0].Match != nil {
+		t.Errorf("an unfiltered list names a decision: %v", *page.Rows[0].Match)
+	}
 }
 
 // testRecheck rebuilds stored trajectories, re-runs a changed check on them
@@ -1280,4 +1364,11 @@ func testRecheck(t *testing.T, db *store.DB) {
 			t.Errorf("%s: decisions after default recheck differ from import", tr.ID)
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
