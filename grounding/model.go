@@ -70,8 +70,9 @@ type TrajectorySummary struct {
 	Match *int
 }
 
-// TrajectoryFilter selects a page of a run's trajectories, ordered by ExtID.
-// Paging is keyset: After is the ExtID of the last row of the previous page.
+// TrajectoryFilter selects a page of a run's trajectories, in the natural
+// order of their ExtIDs (task2 before task10). Paging is keyset: After is
+// the ExtID of the last row of the previous page.
 //
 // Tool, Verdict and Reason are conditions on a decision: given together,
 // one decision of the trajectory must meet all of them.

@@ -22,14 +22,14 @@ import (
 // import costs a few statements per batch rather than a round trip per
 // message. A batch closes at whichever limit comes first.
 const (
-	batchTrajectories = 256  // 256 × 31 columns stays far under both parameter limits
+	batchTrajectories = 256  // 256 × 32 columns stays far under both parameter limits
 	batchMessages     = 8192 // bounds memory with very long trajectories
 )
 
 // Columns written at import, in the order importWriter appends values.
 var (
 	trajectoryColumns = []string{
-		"run_id", "import_id", "ext_id", "parent_id", "domain", "success", "reward",
+		"run_id", "import_id", "ext_id", "sort_key", "parent_id", "domain", "success", "reward",
 		"n_messages", "n_decisions", "n_tool_calls", "n_errors",
 		"source_file", "source_index", "source_line", "format", "request", "tools", "hidden", "meta",
 		"checked_at", "engine_version", "profile", "workflow_ok", "flow_reasons", "violations",
@@ -525,7 +525,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory, scratch *importScratch) 
 		return pendingTrajectory{}, err
 	}
 	p := pendingTrajectory{t: t, cov: cov, own: own, decisions: len(decisions), calls: calls, domain: t.Domain, row: []any{
-		w.runID, w.importID, t.ID, t.Parent(), t.Domain, success, reward,
+		w.runID, w.importID, t.ID, naturalKey(t.ID), t.Parent(), t.Domain, success, reward,
 		len(t.Messages), len(decisions), calls, errs,
 		cmp.Or(t.Source.File, w.meta.File), t.Source.Index, t.Source.Line, cmp.Or(t.Source.Format, w.meta.Format),
 		cleanText(t.Request), storedTools, hidden, meta,

@@ -186,3 +186,77 @@ func TestQuestionBackfillPostgres(t *testing.T) {
 	defer db.Close()
 	questionBackfill(t, db, goose.DialectPostgres, "postgres", empty.Connect)
 }
+
+// naturalKeyBackfill imports trajectories with awkward ids, takes the
+// database below migration 00021 and up again: the SQL backfill must write
+// the key store.NaturalKey writes at import, for every id.
+func naturalKeyBackfill(t *testing.T, db *store.DB, dialect goose.Dialect, dir string, raw func() (*sql.DB, error)) {
+	t.Helper()
+	ctx := context.Background()
+	ids := []string{"task10-trial0", "task2-trial1", "7", "x", "0", "000", "a1b22c333", "é12ü3", "trial" + strings.Repeat("9", 25) + "x1",
+		"gpt-4o-airline-task0-trial0", "12345678901234567890", "1234567890123456789", "-_-", "9-9-9-9-9-9-9"}
+	var ts []*grounding.Trajectory
+	for _, id := range ids {
+		ts = append(ts, storetest.Simple(id, "d", true, "t"))
+	}
+	if _, err := db.ImportTrajectories(ctx, "nat", storetest.FileMeta("nat.jsonl"), storetest.Seq(ts...)); err != nil {
+		t.Fatal(err)
+	}
+	p := gooseProvider(t, dialect, dir, raw)
+	if _, err := p.DownTo(ctx, 20); err != nil {
+		t.Fatalf("down to 20: %v", err)
+	}
+	if _, err := p.UpTo(ctx, 21); err != nil {
+		t.Fatalf("up to 21: %v", err)
+	}
+	sqldb, err := raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	rows, err := sqldb.QueryContext(ctx, `SELECT ext_id, sort_key FROM trajectories`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id, key string
+		if err := rows.Scan(&id, &key); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if want := store.NaturalKey(id); key != want {
+			t.Errorf("%q: backfilled key %q, want %q", id, key, want)
+		}
+	}
+	if err := rows.Err(); err != nil || n != len(ids) {
+		t.Fatalf("read %d keys (%v), want %d", n, err, len(ids))
+	}
+}
+
+func TestNaturalKeyBackfillSQLite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "n.db")
+	db, err := store.Open(context.Background(), "sqlite://"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	naturalKeyBackfill(t, db, goose.DialectSQLite3, "sqlite", func() (*sql.DB, error) {
+		return sql.Open("sqlite", path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)")
+	})
+}
+
+func TestNaturalKeyBackfillPostgres(t *testing.T) {
+	conf, err := storetest.PgtestdbConfig(storetest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := pgtestdb.Custom(t, conf, pgtestdb.NoopMigrator{})
+	db, err := store.Open(context.Background(), empty.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	naturalKeyBackfill(t, db, goose.DialectPostgres, "postgres", empty.Connect)
+}

@@ -123,8 +123,9 @@ const (
 	headerQuery = `SELECT ` + headerColumns + headerFrom
 )
 
-// Trajectories returns one page of a run's trajectories matching f, ordered
-// by ext id. Paging is keyset (ext_id > f.After), never OFFSET, and nothing
+// Trajectories returns one page of a run's trajectories matching f, in the
+// natural order of their ext ids (task2 before task10; see naturalKey).
+// Paging is keyset (after f.After in that order), never OFFSET, and nothing
 // is counted. Limit defaults to 50 and is capped at 500. Search matches a
 // case-insensitive substring of the ext id (ASCII letters fold under SQLite);
 // Tool, Verdict and Reason keep trajectories with one decision that meets
@@ -174,8 +175,8 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		args = append(args, "%"+escapeLike(f.Search)+"%")
 	}
 	if f.After != "" {
-		where = append(where, "t.ext_id > ?")
-		args = append(args, f.After)
+		where = append(where, "(t.sort_key, t.ext_id) > (?, ?)")
+		args = append(args, naturalKey(f.After), f.After)
 	}
 	// One row more than the page tells whether a next page exists.
 	cols := summaryColumns
@@ -186,7 +187,7 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		args = append(matchArgs[:len(matchArgs):len(matchArgs)], args...)
 	}
 	q := `SELECT ` + cols + ` FROM trajectories t WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY t.ext_id` + limitSQL(limit+1)
+		` ORDER BY t.sort_key, t.ext_id` + limitSQL(limit+1)
 
 	rows := make([]summaryRow, 0, limit+1) // sized once, not grown row by row
 	if err := db.sel(ctx, &rows, q, args...); err != nil {

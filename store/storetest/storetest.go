@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -827,15 +828,26 @@ func testRunFacets(t *testing.T, db *store.DB) {
 }
 
 func testKeysetPaging(t *testing.T, db *store.DB) {
-	prefixes := []string{"alpha", "Alpha", "beta", "_x", "Zed", "zed", "a.b", "a-b"}
+	prefixes := []string{"alpha", "Alpha", "beta", "_x", "Zed", "zed", "a.b", "a-b", "task", "task0"}
 	var ts []*grounding.Trajectory
 	var want []string
 	for i := range 120 {
-		id := fmt.Sprintf("%s-%03d", prefixes[i%len(prefixes)], (i*37)%120)
+		// unpadded numbers, and numbers written with leading zeros
+		id := fmt.Sprintf("%s-%d-trial%d", prefixes[i%len(prefixes)], (i*37)%120, i%11)
+		if i%7 == 0 {
+			id = fmt.Sprintf("%s-%03d-trial%d", prefixes[i%len(prefixes)], (i*37)%120, i%11)
+		}
 		ts = append(ts, Simple(id, "d", i%2 == 0, "t"))
 		want = append(want, id)
 	}
-	slices.Sort(want) // byte order, the store's order in both dialects
+	for _, id := range []string{"task-2-trial8", "task-10-trial10"} {
+		ts = append(ts, Simple(id, "d", true, "t"))
+		want = append(want, id)
+	}
+	slices.SortFunc(want, NaturalCompare) // the store's order in both dialects
+	if i, j := slices.Index(want, "task-2-trial8"), slices.Index(want, "task-10-trial10"); i < 0 || j < 0 || i > j {
+		t.Fatalf("fixture: want task-2-trial8 (%d) before task-10-trial10 (%d)", i, j)
+	}
 	mustImport(t, db, "paged", "paged.jsonl", ts...)
 	run := mustRun(t, db, "paged")
 
@@ -866,7 +878,7 @@ func testKeysetPaging(t *testing.T, db *store.DB) {
 		if !slices.Equal(got, want) {
 			t.Errorf("limit %d: paging visited %v, want %v", limit, got, want)
 		}
-		if wantPages := (120 + limit - 1) / limit; pages != wantPages {
+		if wantPages := (len(want) + limit - 1) / limit; pages != wantPages {
 			t.Errorf("limit %d: %d pages, want %d", limit, pages, wantPages)
 		}
 	}
@@ -1372,3 +1384,49 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// NaturalCompare orders ids as the run page lists them: runs of digits by
+// their value (task2 before task10), other text by bytes, and ids equal
+// but for leading zeros (task7, task007) by bytes. Runs of digits are kept
+// under 20 digits by the tests that use it.
+func NaturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			ei, ej := i, j
+			for ei < len(a) && isDigit(a[ei]) {
+				ei++
+			}
+			for ej < len(b) && isDigit(b[ej]) {
+				ej++
+			}
+			x, y := strings.TrimLeft(a[i:ei], "0"), strings.TrimLeft(b[j:ej], "0")
+			if c := cmp.Compare(len(x), len(y)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(x, y); c != 0 {
+				return c
+			}
+			i, j = ei, ej
+			continue
+		}
+		// a digit where the other has none compares as "0", its padding
+		ca, cb := a[i], b[j]
+		if isDigit(ca) {
+			ca = '0'
+		}
+		if isDigit(cb) {
+			cb = '0'
+		}
+		if c := cmp.Compare(ca, cb); c != 0 {
+			return c
+		}
+		i, j = i+1, j+1
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
