@@ -94,6 +94,21 @@ func (f *fakeStore) MessageWindow(_ context.Context, id int64, shown, first, rea
 	}
 	return f.WindowFn(id, shown, first, reach, hi, hiddenTo, span)
 }
+
+// DecisionsByVerdict is the store's definition over DecisionsFn.
+func (f *fakeStore) DecisionsByVerdict(ctx context.Context, id int64, verdict grounding.Verdict, from, limit int) ([]grounding.StoredDecision, error) {
+	if verdict == "" {
+		return f.Decisions(ctx, id, from, limit)
+	}
+	all, err := f.Decisions(ctx, id, from, 1<<30)
+	var out []grounding.StoredDecision
+	for _, d := range all {
+		if d.Verdict == verdict && (limit <= 0 || len(out) < limit) {
+			out = append(out, d)
+		}
+	}
+	return out, err
+}
 func (f *fakeStore) Decisions(_ context.Context, id int64, from, limit int) ([]grounding.StoredDecision, error) {
 	if f.DecisionsFn == nil {
 		f.missing("Decisions")

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"groundwork/grounding"
 )
@@ -422,6 +425,82 @@ func TestLongTrajectory(t *testing.T) {
 		if doc.Find(`#`+anchor).Length() != 1 {
 			t.Errorf("GET %s: no element #%s on the page", u, anchor)
 		}
+	}
+}
+
+// The tabs above a checked trajectory's decisions show only one verdict's
+// cards, page by page, each page's links keeping the verdict.
+func TestTrajectoryVerdictTabs(t *testing.T) {
+	tr := &grounding.Trajectory{ID: "tabs"}
+	for i := 0; i < 200; i += 2 {
+		tr.Messages = append(tr.Messages,
+			grounding.Message{Index: i, Role: "user", Content: "next"},
+			grounding.Message{Index: i + 1, Role: "assistant", Content: fmt.Sprint("reply ", i)})
+	}
+	st := trajectoryStore(t, tr)
+	all, _ := st.DecisionsFn(5, 0, 1<<30)
+	var fails int
+	for i := range all {
+		all[i].Verdict = grounding.VerdictPass
+		if all[i].Ordinal%3 == 0 {
+			all[i].Verdict = grounding.VerdictFail
+			fails++
+		}
+	}
+	inner := st.TrajectoryFn
+	st.TrajectoryFn = func(id int64) (grounding.TrajectoryHeader, error) {
+		hd, err := inner(id)
+		hd.EngineVersion, hd.Fail, hd.Pass = "test", fails, len(all)-fails
+		return hd, err
+	}
+	h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+
+	_, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5", nil), false)
+	var tabs []string
+	doc.Find(`[data-testid=verdict-tab]`).Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Attr("href")
+		tabs = append(tabs, strings.Join(strings.Fields(s.Text()), " ")+" "+href)
+	})
+	want := []string{"all 100 ", "fail 34 /trajectories/5?verdict=fail", "ambiguous 0 ", "pass 66 /trajectories/5?verdict=pass"}
+	if !slices.Equal(tabs, want) {
+		t.Errorf("tabs = %q, want %q (the current one and empty ones are not links)", tabs, want)
+	}
+
+	rec, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5?verdict=fail", nil), false)
+	if rec.Code != 200 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	cards := doc.Find(`[data-testid=decision]`)
+	if cards.Length() != decisionsPerPage {
+		t.Errorf("fail cards = %d, want %d", cards.Length(), decisionsPerPage)
+	}
+	cards.Each(func(_ int, s *goquery.Selection) {
+		if v, _ := s.Find(`[data-testid=verdict]`).Attr("data-verdict"); v != "fail" {
+			id, _ := s.Attr("id")
+			t.Errorf("card %s has verdict %q on the fail tab", id, v)
+		}
+	})
+	if s := doc.Find(`[data-testid=verdict-tab][aria-current=page]`).Text(); !strings.Contains(s, "fail") {
+		t.Errorf("current tab = %q", s)
+	}
+	// decision 57 ends the page; the next fail decision is 60.
+	more := doc.Find(`[data-testid=more-decisions]`)
+	if v, _ := more.Attr("hx-get"); v != "/trajectories/5/decisions?verdict=fail&from=60" {
+		t.Errorf("more = %q", v)
+	}
+	if v, _ := more.Find("a").Attr("href"); v != "/trajectories/5?verdict=fail&from=60#d60" {
+		t.Errorf("fallback = %q", v)
+	}
+	rec, doc = do(t, h, httptest.NewRequest("GET", "/trajectories/5/decisions?verdict=fail&from=60", nil), true)
+	if n := doc.Find(`[data-testid=decision]`).Length(); rec.Code != 200 || n != fails-decisionsPerPage {
+		t.Errorf("second page: %d, %d cards; want %d", rec.Code, n, fails-decisionsPerPage)
+	}
+	_, doc = do(t, h, httptest.NewRequest("GET", "/trajectories/5?verdict=ambiguous", nil), false)
+	if s := doc.Find(`[data-testid=decisions-empty]`).Text(); s != "No ambiguous decision in this trajectory." {
+		t.Errorf("empty tab says %q", s)
+	}
+	if rec, _ := do(t, h, httptest.NewRequest("GET", "/trajectories/5?verdict=maybe", nil), false); rec.Code != 400 {
+		t.Errorf("verdict=maybe: status %d, want 400", rec.Code)
 	}
 }
 

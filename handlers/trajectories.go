@@ -33,8 +33,9 @@ type trajectoryReader interface {
 	// before those, and the hidden messages before index hiddenTo; the
 	// range only when hi - Lo < span.
 	MessageWindow(ctx context.Context, trajectoryID int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error)
-	// Decisions returns up to limit decisions with ordinal >= from.
-	Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.StoredDecision, error)
+	// DecisionsByVerdict returns up to limit decisions with ordinal >=
+	// from whose verdict is verdict ("": any).
+	DecisionsByVerdict(ctx context.Context, trajectoryID int64, verdict grounding.Verdict, from, limit int) ([]grounding.StoredDecision, error)
 }
 
 // Trajectories serves the decision view and the fragments it loads lazily.
@@ -69,17 +70,23 @@ func (h *Trajectories) Show(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest("from must be a decision number"))
 		return
 	}
+	verdict, ok := verdictQuery(r)
+	if !ok {
+		h.fail(w, r, badRequest("verdict must be pass, fail or ambiguous"))
+		return
+	}
 	hd, err := h.store.Trajectory(r.Context(), id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	chunk, err := h.chunk(r.Context(), hd, from)
+	chunk, err := h.chunk(r.Context(), hd, from, verdict)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	p := trajectoryPage(hd, chunk)
+	p.Tabs = verdictTabs(hd, verdict)
 	render(w, r, http.StatusOK, page{title: hd.ExtID, section: "runs", body: views.Trajectory(p)})
 }
 
@@ -96,12 +103,17 @@ func (h *Trajectories) Decisions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest("from must be a decision number"))
 		return
 	}
+	verdict, ok := verdictQuery(r)
+	if !ok {
+		h.fail(w, r, badRequest("verdict must be pass, fail or ambiguous"))
+		return
+	}
 	hd, err := h.store.Trajectory(r.Context(), id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	chunk, err := h.chunk(r.Context(), hd, from)
+	chunk, err := h.chunk(r.Context(), hd, from, verdict)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -218,23 +230,30 @@ func (h *Trajectories) fail(w http.ResponseWriter, r *http.Request, err error) {
 	fail(h.log, w, r, err)
 }
 
-// chunk builds the decision cards of one page starting at ordinal from.
-// A page of decisions costs a fixed handful of queries, not two per
-// decision: see window.
-func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader, from int) (views.DecisionChunk, error) {
-	ds, err := h.store.Decisions(ctx, hd.ID, from, decisionsPerPage+1)
+// chunk builds the decision cards of one page starting at ordinal from,
+// only those of one verdict when verdict is not "". A page of decisions
+// costs a fixed handful of queries, not two per decision: see window.
+func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader, from int, verdict grounding.Verdict) (views.DecisionChunk, error) {
+	ds, err := h.store.DecisionsByVerdict(ctx, hd.ID, verdict, from, decisionsPerPage+1)
 	if err != nil {
 		return views.DecisionChunk{}, err
 	}
 	var c views.DecisionChunk
 	more := len(ds) > decisionsPerPage
+	next := 0 // the first decision of the next page
 	if more {
+		next = ds[decisionsPerPage].Ordinal
 		ds = ds[:decisionsPerPage]
 	}
 	if len(ds) == 0 {
-		if from == 0 {
+		switch {
+		case verdict != "" && from == 0:
+			c.Empty = "No " + string(verdict) + " decision in this trajectory."
+		case verdict != "":
+			c.Empty = "No " + string(verdict) + " decision after decision " + strconv.Itoa(from) + "."
+		case from == 0:
 			c.Empty = "This trajectory has no decisions: no visible assistant message."
-		} else {
+		default:
 			c.Empty = "No decisions after decision " + strconv.Itoa(from) + "."
 		}
 		return c, nil
@@ -254,10 +273,15 @@ func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader,
 		c.Cards = append(c.Cards, card)
 	}
 	if more {
-		next := ds[len(ds)-1].Ordinal + 1
+		// The next page starts at the card read one too many: with a
+		// verdict, the next decision of it, which may be further on.
 		base := trajectoryURL(hd.ID)
-		c.MoreURL = base + "/decisions?from=" + strconv.Itoa(next)
-		c.NextURL = base + "?from=" + strconv.Itoa(next) + "#d" + strconv.Itoa(next)
+		q := "?from=" + strconv.Itoa(next)
+		if verdict != "" {
+			q = "?verdict=" + string(verdict) + "&from=" + strconv.Itoa(next)
+		}
+		c.MoreURL = base + "/decisions" + q
+		c.NextURL = base + q + "#d" + strconv.Itoa(next)
 	}
 	return c, nil
 }
@@ -570,4 +594,32 @@ func messageURL(id int64, idx, call int) string {
 		u += "?call=" + strconv.Itoa(call)
 	}
 	return u
+}
+
+// verdictQuery reads ?verdict=: "" (all decisions) or one of the three
+// verdicts; ok is false for anything else.
+func verdictQuery(r *http.Request) (grounding.Verdict, bool) {
+	switch v := grounding.Verdict(r.URL.Query().Get("verdict")); v {
+	case "", grounding.VerdictPass, grounding.VerdictFail, grounding.VerdictAmbiguous:
+		return v, true
+	}
+	return "", false
+}
+
+// verdictTabs are the trajectory page's "all 12 · fail 2 · ambiguous 1 ·
+// pass 9" links, from the trajectory's counters; none before it is checked.
+func verdictTabs(hd grounding.TrajectoryHeader, active grounding.Verdict) []views.VerdictTab {
+	if hd.EngineVersion == "" {
+		return nil
+	}
+	base := trajectoryURL(hd.ID)
+	tabs := []views.VerdictTab{{Label: "all", Count: count(hd.Decisions), URL: base, Active: active == ""}}
+	for _, v := range []struct {
+		v grounding.Verdict
+		n int
+	}{{grounding.VerdictFail, hd.Fail}, {grounding.VerdictAmbiguous, hd.Ambiguous}, {grounding.VerdictPass, hd.Pass}} {
+		tabs = append(tabs, views.VerdictTab{Label: string(v.v), Verdict: string(v.v), Count: count(v.n),
+			URL: base + "?verdict=" + string(v.v), Active: active == v.v, Empty: v.n == 0})
+	}
+	return tabs
 }

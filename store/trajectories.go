@@ -514,10 +514,24 @@ func (db *DB) DecisionAt(ctx context.Context, trajectoryID int64, ordinal int) (
 // Decisions returns up to limit decisions of the trajectory with ordinal >=
 // from, in order, with their stored checks; limit <= 0 returns all of them.
 func (db *DB) Decisions(ctx context.Context, trajectoryID int64, from, limit int) ([]grounding.StoredDecision, error) {
+	return db.DecisionsByVerdict(ctx, trajectoryID, "", from, limit)
+}
+
+// DecisionsByVerdict is Decisions keeping only the decisions whose
+// effective verdict is verdict ("" keeps all): the trajectory page's
+// "fail 2 · ambiguous 1" tabs. It reads the trajectory's decisions by
+// their primary key; a trajectory has at most a few thousand.
+func (db *DB) DecisionsByVerdict(ctx context.Context, trajectoryID int64, verdict grounding.Verdict, from, limit int) ([]grounding.StoredDecision, error) {
 	op := fmt.Sprintf("decisions of trajectory %d", trajectoryID)
 	q := `SELECT ` + decisionColumnsRead + ` FROM decisions
-		WHERE trajectory_id = ? AND ordinal >= ? ORDER BY ordinal`
+		WHERE trajectory_id = ? AND ordinal >= ?`
 	args := []any{trajectoryID, from}
+	if verdict != "" {
+		op = fmt.Sprintf("%s decisions of trajectory %d", verdict, trajectoryID)
+		q += ` AND verdict = ?`
+		args = append(args, string(verdict))
+	}
+	q += ` ORDER BY ordinal`
 	if limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, limit)

@@ -138,7 +138,19 @@ type TrajectoryPage struct {
 	// ToolsFrom names where Tools come from when the log records none
 	// ("the airline profile"); "" when they are the log's own.
 	ToolsFrom string
-	Chunk     DecisionChunk
+	// Tabs filter the decisions by verdict; none before the checks ran.
+	Tabs  []VerdictTab
+	Chunk DecisionChunk
+}
+
+// VerdictTab is one "fail 2" link above a trajectory's decisions.
+type VerdictTab struct {
+	Label   string // "all", "fail", …
+	Verdict string // "" for all: the color of the count
+	Count   string
+	URL     string
+	Active  bool
+	Empty   bool // no decision has this verdict
 }
 
 // ToolView is one tool schema the agent saw.

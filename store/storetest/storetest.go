@@ -1077,6 +1077,36 @@ func testDecisionWindows(t *testing.T, db *store.DB) {
 			t.Errorf("Decisions(%d, %d) = %+v, %v; want %+v", tt.from, tt.limit, got, err, tt.want)
 		}
 	}
+	// DecisionsByVerdict keeps one verdict's decisions, from an ordinal on.
+	kinds := 0
+	for _, v := range []grounding.Verdict{grounding.VerdictPass, grounding.VerdictFail, grounding.VerdictAmbiguous} {
+		var want []grounding.StoredDecision
+		for _, d := range all {
+			if d.Verdict == v {
+				want = append(want, d)
+			}
+		}
+		if len(want) > 0 {
+			kinds++
+		}
+		for _, from := range []int{0, 2} {
+			for _, limit := range []int{0, 1} {
+				got, err := db.DecisionsByVerdict(ctx, h.ID, v, from, limit)
+				var w []grounding.StoredDecision
+				for _, d := range want {
+					if d.Ordinal >= from && (limit == 0 || len(w) < limit) {
+						w = append(w, d)
+					}
+				}
+				if err != nil || len(got) != len(w) || (len(got) > 0 && canonJSON(t, mustJSON(t, got)) != canonJSON(t, mustJSON(t, w))) {
+					t.Errorf("DecisionsByVerdict(%s, %d, %d) = %d decisions, %v; want %d", v, from, limit, len(got), err, len(w))
+				}
+			}
+		}
+	}
+	if kinds < 2 {
+		t.Errorf("fixture has decisions of %d verdicts; the verdict filter needs two", kinds)
+	}
 	// DecisionAt reads the header and one decision at once: the same as
 	// Trajectory and Decisions(ordinal, 1).
 	for _, d := range all {
