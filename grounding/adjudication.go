@@ -94,6 +94,15 @@ type QueueFilter struct {
 	State  string
 	After  string
 	Limit  int // default 50, max 500
+	// Decision, when set, keeps only the item of that decision: the
+	// trajectory page's "judge it" link claims that one item.
+	Decision *DecisionRef
+}
+
+// DecisionRef names one decision of a stored trajectory.
+type DecisionRef struct {
+	TrajectoryID int64
+	Ordinal      int
 }
 
 // QueuePage is one page of queue items, best first (priority, then oldest).

@@ -504,6 +504,33 @@ func TestTrajectoryVerdictTabs(t *testing.T) {
 	}
 }
 
+// A decision waiting in the queue links the review screen on it; one a
+// human has settled does not.
+func TestDecisionJudgeLink(t *testing.T) {
+	st := runStore(t)
+	inner := st.DecisionsFn
+	st.DecisionsFn = func(id int64, from, limit int) ([]grounding.StoredDecision, error) {
+		ds, err := inner(id, from, limit)
+		for i := range ds {
+			ds[i].Queued = true
+			ds[i].Verdict = grounding.VerdictPass // judged
+			if ds[i].Ordinal == 1 {
+				ds[i].Verdict = grounding.VerdictAmbiguous // waiting
+			}
+		}
+		return ds, err
+	}
+	h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+	_, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5", nil), false)
+	links := doc.Find(`[data-testid=decision] [data-testid=judge]`)
+	if href, _ := links.Attr("href"); links.Length() != 1 || href != "/review?run=1&trajectory=5&ordinal=1" {
+		t.Errorf("judge links = %d, first %q; want one, to /review?run=1&trajectory=5&ordinal=1", links.Length(), href)
+	}
+	if id, _ := links.Closest(`[data-testid=decision]`).Attr("id"); id != "d1" {
+		t.Errorf("the judge link is on card %q, want d1", id)
+	}
+}
+
 func TestFullMessage(t *testing.T) {
 	tr := sample()
 	tr.Messages[1].Content = strings.Repeat("y", 2500) + "END"

@@ -68,7 +68,50 @@ func (h *Review) Show(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.screen(w, r, u, f, http.StatusOK, views.Notice{}, nil)
+	at, err := decisionRef(r.URL.Query())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if at == nil {
+		h.screen(w, r, u, f, http.StatusOK, views.Notice{}, nil)
+		return
+	}
+	// One decision's item (the trajectory page's "judge it"): claim it,
+	// then go on with the queue as filtered. An item that is not open to
+	// this user says so and the queue's next item is shown instead.
+	one := f
+	one.Decision = at
+	c, err := h.store.Next(r.Context(), u.ID, one, h.lease)
+	switch {
+	case errors.Is(err, grounding.ErrNotFound):
+		h.screen(w, r, u, f, http.StatusOK, views.Notice{Tone: "warn", Text: "Decision " + strconv.Itoa(at.Ordinal+1) +
+			" is not open to you: it is settled, waits for a lead, is held by as many annotators as it needs, or has your verdict already. Here is the queue's next item."}, nil)
+	case err != nil:
+		h.fail(w, r, err)
+	default:
+		h.screen(w, r, u, f, http.StatusOK, views.Notice{}, &prefetch{claim: c, found: true})
+	}
+}
+
+// decisionRef reads ?trajectory=ID&ordinal=N, the decision whose queue
+// item the review screen should claim; nil when absent.
+func decisionRef(q url.Values) (*grounding.DecisionRef, error) {
+	if q.Get("trajectory") == "" && q.Get("ordinal") == "" {
+		return nil, nil
+	}
+	tid, err := strconv.ParseInt(q.Get("trajectory"), 10, 64)
+	ord, err2 := strconv.Atoi(q.Get("ordinal"))
+	if err != nil || err2 != nil || tid <= 0 || ord < 0 {
+		return nil, badRequest("trajectory and ordinal must name a decision: a trajectory id and a decision number from 0")
+	}
+	return &grounding.DecisionRef{TrajectoryID: tid, Ordinal: ord}, nil
+}
+
+// judgeURL is the review screen claiming one decision's queue item, then
+// going on with the queue of the decision's run.
+func judgeURL(runID, trajectoryID int64, ordinal int) string {
+	return "/review?run=" + strconv.FormatInt(runID, 10) + "&trajectory=" + strconv.FormatInt(trajectoryID, 10) + "&ordinal=" + strconv.Itoa(ordinal)
 }
 
 // Verdict records the annotator's verdict on the item and answers with the

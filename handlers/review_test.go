@@ -629,6 +629,50 @@ func TestReviewScreen(t *testing.T) {
 	}
 }
 
+// The trajectory page's "judge it" opens the review screen on that
+// decision's item; one that is not open to the user says so and the
+// queue's next item is shown, the forms carrying the queue's filter only.
+func TestReviewJudgeOneDecision(t *testing.T) {
+	st := adjudicationStore(t)
+	var calls []grounding.QueueFilter
+	taken := false
+	st.NextFn = func(userID int64, f grounding.QueueFilter) (grounding.Claim, error) {
+		calls = append(calls, f)
+		if f.Decision != nil && taken {
+			return grounding.Claim{}, fmt.Errorf("store: next: queue empty: %w", grounding.ErrNotFound)
+		}
+		return grounding.Claim{Item: reviewItem(), UserID: userID}, nil
+	}
+	h := adjudicationRouter(st, annotator)
+	rec, doc := do(t, h, httptest.NewRequest("GET", "/review?run=1&trajectory=5&ordinal=0", nil), false)
+	if rec.Code != 200 || len(calls) != 1 || calls[0].Decision == nil || *calls[0].Decision != (grounding.DecisionRef{TrajectoryID: 5, Ordinal: 0}) || calls[0].RunID != 1 {
+		t.Fatalf("status %d, Next calls %+v; want one, for decision 0 of trajectory 5 in run 1", rec.Code, calls)
+	}
+	if id, _ := doc.Find(`#review`).Attr("data-item"); id != "7" {
+		t.Errorf("data-item = %q", id)
+	}
+	if doc.Find(`#review form[hx-post] input[name=trajectory], #review form[hx-post] input[name=ordinal]`).Length() != 0 {
+		t.Errorf("the forms carry the decision: the next item would be the same one")
+	}
+	if v := rec.Header().Get(HXPushURL); v != "/review?run=1" {
+		t.Errorf("HX-Push-Url = %q, want the queue's URL", v)
+	}
+
+	taken, calls = true, nil
+	rec, doc = do(t, h, httptest.NewRequest("GET", "/review?run=1&trajectory=5&ordinal=3", nil), false)
+	if rec.Code != 200 || len(calls) != 2 || calls[1].Decision != nil {
+		t.Fatalf("status %d, Next calls %+v; want the decision, then the queue", rec.Code, calls)
+	}
+	if s := doc.Find(`[data-testid=notice]`).Text(); !strings.Contains(s, "Decision 4 is not open to you") {
+		t.Errorf("notice = %q", s)
+	}
+	for _, q := range []string{"trajectory=5", "trajectory=5&ordinal=-1", "trajectory=x&ordinal=2"} {
+		if rec, _ := do(t, h, httptest.NewRequest("GET", "/review?"+q, nil), false); rec.Code != 400 {
+			t.Errorf("/review?%s: status %d, want 400", q, rec.Code)
+		}
+	}
+}
+
 // TestReviewReachesBackToEvidence: when the argument in question was found
 // further back than the visible messages a decision normally shows, the
 // review screen's visible pane starts at that message (so the page can

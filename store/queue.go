@@ -158,6 +158,10 @@ func queueWhere(f grounding.QueueFilter) ([]string, []any) {
 		where = append(where, "EXISTS (SELECT 1 FROM decision_reasons dr WHERE dr.trajectory_id = q.trajectory_id AND dr.ordinal = q.ordinal AND dr.reason = ?)")
 		args = append(args, f.Reason)
 	}
+	if f.Decision != nil {
+		where = append(where, "q.trajectory_id = ? AND q.ordinal = ?")
+		args = append(args, f.Decision.TrajectoryID, f.Decision.Ordinal)
+	}
 	return where, args
 }
 

@@ -184,6 +184,9 @@ type DecisionCard struct {
 	// leads only, sends the decision to the human queue.
 	HistoryURL string
 	EnqueueURL string
+	// JudgeURL opens the review screen on this decision's queue item,
+	// while it waits for a human verdict; "" otherwise.
+	JudgeURL string
 }
 
 // VisiblePane is what the agent could see before the decision: the last few

@@ -330,6 +330,26 @@ func testQueueFilters(t *testing.T, db *store.DB) {
 	if err != nil || p.Remaining != 5 || p.Items != 5 || p.Done != 0 || p.MineToday != 0 {
 		t.Errorf("Progress = %+v, %v; want 5 remaining of 5", p, err)
 	}
+
+	// A decision's own item: Next claims exactly it, giving up the claim
+	// the annotator held; taken by someone else (k = 1), it is not offered.
+	items := allQueue(t, db, grounding.QueueFilter{RunID: run.ID})
+	last := items[len(items)-1] // the queue's last: never what Next would pick
+	at := &grounding.DecisionRef{TrajectoryID: last.TrajectoryID, Ordinal: last.Ordinal}
+	got := mustNext(t, db, ann, grounding.QueueFilter{Decision: at})
+	if got.Item.ID != last.ID {
+		t.Errorf("Next(decision %d of trajectory %d) claimed item %d, want %d", at.Ordinal, at.TrajectoryID, got.Item.ID, last.ID)
+	}
+	if it, _ := db.QueueItem(ctx, c.Item.ID); it.Holders != 0 {
+		t.Errorf("item %d still held by %d after its annotator took another", c.Item.ID, it.Holders)
+	}
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	if c, err := db.Next(ctx, bob.ID, grounding.QueueFilter{Decision: at}, 0); !errors.Is(err, grounding.ErrNotFound) {
+		t.Errorf("Next(a decision ann holds) for bob = item %d, %v; want ErrNotFound", c.Item.ID, err)
+	}
+	if c := mustNext(t, db, bob, grounding.QueueFilter{RunID: run.ID}); c.Item.ID == last.ID {
+		t.Errorf("bob was handed the item ann holds")
+	}
 }
 
 func testClaimAndVerdict(t *testing.T, db *store.DB) {
