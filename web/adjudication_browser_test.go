@@ -288,3 +288,61 @@ func TestBrowserAdjudication(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserJudgeFromTrajectory: a reader on a trajectory page follows a
+// queued decision's "judge it" to the review screen, which shows that
+// decision (not the queue's first item); the verdict key then moves on
+// to the run's next item.
+func TestBrowserJudgeFromTrajectory(t *testing.T) {
+	base, _ := serveAdjudication(t)
+	ann := newBrowser(t)
+	problems := consoleProblems(t, ann)
+	browserLogin(t, ann, base, "ann")
+	first := currentItem(t, ann)
+
+	// The queue's last item: never the one the queue hands out first.
+	var item, href string
+	err := chromedp.Do(ann,
+		chromedp.Navigate(base+"/queue"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=queue-row]`)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item = evalString(t, ann, `(function () { var r = document.querySelectorAll("[data-testid=queue-row]"); return r[r.length-1].dataset.item; })()`)
+	href = evalString(t, ann, `(function () { var r = document.querySelectorAll("[data-testid=queue-row]"); return r[r.length-1].querySelector("a").getAttribute("href"); })()`)
+	if item == first {
+		t.Fatalf("fixture: the queue's last item %s is the one it hands out first", item)
+	}
+	_, anchor, _ := strings.Cut(href, "#")
+	err = chromedp.Do(ann,
+		chromedp.Navigate(base+href),
+		chromedp.WaitVisible(chromedp.CSS(`#`+anchor+` [data-testid=judge]`)),
+	)
+	if err != nil {
+		screenshot(t, ann, "judge-01-trajectory-failed")
+		t.Fatalf("the queued decision %s has no judge link: %v", href, err)
+	}
+	screenshot(t, ann, "judge-01-trajectory")
+	err = chromedp.Do(ann,
+		chromedp.Click(chromedp.CSS(`#`+anchor+` [data-testid=judge]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#review[data-item]`)),
+	)
+	if err != nil {
+		t.Fatalf("judge it: %v", err)
+	}
+	screenshot(t, ann, "judge-02-review")
+	if got := currentItem(t, ann); got != item {
+		t.Errorf("the review screen shows item %s, want the decision's item %s", got, item)
+	}
+	next := press(t, ann, "a", "judge-03-next")
+	if next == item || next == "" {
+		t.Errorf("after the verdict the screen shows item %q, want the queue's next", next)
+	}
+	if loc := evalString(t, ann, `location.search`); strings.Contains(loc, "trajectory=") {
+		t.Errorf("after the verdict the URL still names the decision: %s", loc)
+	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("console errors: %v", p)
+	}
+}
