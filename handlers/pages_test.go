@@ -299,7 +299,7 @@ func TestRunFilterAndPaging(t *testing.T) {
 func TestRunRowLinksItsMatch(t *testing.T) {
 	st := runStore(t)
 	st.TrajectoriesFn = func(f grounding.TrajectoryFilter) (grounding.TrajectoryPage, error) {
-		row := grounding.TrajectorySummary{ID: 5, RunID: 1, ExtID: "t-1", SourceFile: "a.jsonl"}
+		row := grounding.TrajectorySummary{ID: 5, RunID: 1, ExtID: "t-1", SourceFile: "../logs/2026/a.jsonl", SourceIndex: 3}
 		if f.Tool != "" || f.Verdict != "" || f.Reason != "" {
 			m := 23
 			row.Match = &m
@@ -311,6 +311,11 @@ func TestRunRowLinksItsMatch(t *testing.T) {
 	a := doc.Find(`[data-testid=trajectory-row] [data-testid=match]`)
 	if href, _ := a.Attr("href"); href != "/trajectories/5?from=20#d23" || strings.TrimSpace(a.Text()) != "→ decision 24" {
 		t.Errorf("match link = %q %q, want decision 24 at /trajectories/5?from=20#d23", href, a.Text())
+	}
+	// The source column names the file, its directories in the title.
+	src := doc.Find(`[data-testid=trajectory-row] td`).Last()
+	if title, _ := src.Attr("title"); src.Text() != "a.jsonl#3" || title != "../logs/2026/a.jsonl · record 3" {
+		t.Errorf("source cell = %q (title %q)", src.Text(), title)
 	}
 	if doc.Find(`fieldset.decision-filters select[name=verdict]`).Length() != 1 {
 		t.Errorf("the verdict filter is not among the decision's filters")

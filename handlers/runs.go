@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -251,7 +252,8 @@ func trajectoryRow(t grounding.TrajectorySummary) views.TrajectoryRow {
 		ToolCalls: count(t.ToolCalls),
 		Errors:    count(t.Errors),
 		HasErrors: t.Errors > 0,
-		Source:    t.SourceFile + "#" + strconv.Itoa(t.SourceIndex),
+		Source:    path.Base(strings.ReplaceAll(t.SourceFile, `\`, "/")) + "#" + strconv.Itoa(t.SourceIndex),
+		SourceAll: t.SourceFile + " · record " + strconv.Itoa(t.SourceIndex),
 		Pass:      count(t.Pass),
 		Fail:      count(t.Fail),
 		Ambiguous: count(t.Ambiguous),

@@ -107,7 +107,8 @@ type TrajectoryRow struct {
 	ToolCalls string
 	Errors    string
 	HasErrors bool
-	Source    string // "file.json#3"
+	Source    string // "file.json#3": the file's base name
+	SourceAll string // the file as imported, with its directories
 	Pass      string
 	Fail      string
 	Ambiguous string
