@@ -161,19 +161,28 @@ func questionBackfill(t *testing.T, db *store.DB, dialect goose.Dialect, dir str
 	}
 }
 
-func TestQuestionBackfillSQLite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "q.db")
+func TestQuestionBackfillSQLite(t *testing.T)   { onSQLite(t, questionBackfill) }
+func TestQuestionBackfillPostgres(t *testing.T) { onPostgres(t, questionBackfill) }
+
+// backfillTest takes a migrated database and replays a migration on it
+// through a raw connection of its own (see gooseProvider).
+type backfillTest func(t *testing.T, db *store.DB, dialect goose.Dialect, dir string, raw func() (*sql.DB, error))
+
+// onSQLite runs a backfill test on a new SQLite database.
+func onSQLite(t *testing.T, test backfillTest) {
+	path := filepath.Join(t.TempDir(), "b.db")
 	db, err := store.Open(context.Background(), "sqlite://"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	questionBackfill(t, db, goose.DialectSQLite3, "sqlite", func() (*sql.DB, error) {
+	test(t, db, goose.DialectSQLite3, "sqlite", func() (*sql.DB, error) {
 		return sql.Open("sqlite", path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)")
 	})
 }
 
-func TestQuestionBackfillPostgres(t *testing.T) {
+// onPostgres runs a backfill test on a new Postgres database.
+func onPostgres(t *testing.T, test backfillTest) {
 	conf, err := storetest.PgtestdbConfig(storetest.PostgresURL(t))
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +193,7 @@ func TestQuestionBackfillPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	questionBackfill(t, db, goose.DialectPostgres, "postgres", empty.Connect)
+	test(t, db, goose.DialectPostgres, "postgres", empty.Connect)
 }
 
 // naturalKeyBackfill imports trajectories with awkward ids, takes the
@@ -235,28 +244,5 @@ func naturalKeyBackfill(t *testing.T, db *store.DB, dialect goose.Dialect, dir s
 	}
 }
 
-func TestNaturalKeyBackfillSQLite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "n.db")
-	db, err := store.Open(context.Background(), "sqlite://"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	naturalKeyBackfill(t, db, goose.DialectSQLite3, "sqlite", func() (*sql.DB, error) {
-		return sql.Open("sqlite", path+"?_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)")
-	})
-}
-
-func TestNaturalKeyBackfillPostgres(t *testing.T) {
-	conf, err := storetest.PgtestdbConfig(storetest.PostgresURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	empty := pgtestdb.Custom(t, conf, pgtestdb.NoopMigrator{})
-	db, err := store.Open(context.Background(), empty.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	naturalKeyBackfill(t, db, goose.DialectPostgres, "postgres", empty.Connect)
-}
+func TestNaturalKeyBackfillSQLite(t *testing.T)   { onSQLite(t, naturalKeyBackfill) }
+func TestNaturalKeyBackfillPostgres(t *testing.T) { onPostgres(t, naturalKeyBackfill) }
