@@ -142,6 +142,9 @@ func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
 			return views.Notice{Tone: "warn", Text: "You had already recorded “" + verdictLabel(res.Event.Verdict) + "” on that decision (another tab?); nothing changed. Press u to undo it if you meant “" + verdictLabel(v) + "”."}, pre, nil
 		}
 		text := "Recorded “" + verdictLabel(v) + "”."
+		if strings.TrimSpace(r.PostForm.Get("note")) != "" {
+			text = "Recorded “" + verdictLabel(v) + "” with your note."
+		}
 		switch res.State {
 		case grounding.QueueConflict:
 			text += " The verdicts disagree: the item goes to a lead for review."
@@ -155,10 +158,15 @@ func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
 // Skip passes the item on to someone else.
 func (h *Review) Skip(w http.ResponseWriter, r *http.Request) {
 	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, *prefetch, error) {
+		// A note typed but not saved goes with the item, not with the screen.
+		saved, err := h.keepNote(r, u, itemID)
+		if err != nil {
+			return views.Notice{}, nil, err
+		}
 		if err := h.store.Skip(r.Context(), u.ID, itemID); err != nil {
 			return views.Notice{}, nil, err
 		}
-		return views.Notice{Tone: "ok", Text: "Skipped: someone else will judge it."}, nil, nil
+		return views.Notice{Tone: "ok", Text: "Skipped: someone else will judge it." + saved}, nil, nil
 	})
 }
 
@@ -177,6 +185,23 @@ func (h *Review) Note(w http.ResponseWriter, r *http.Request) {
 		}
 		return views.Notice{Tone: "ok", Text: "Note saved."}, nil, nil
 	})
+}
+
+// keepNote saves the note field of a request that leaves the item (skip,
+// undo) as the user's note on it, so text typed and not yet saved is not
+// lost with the screen. It returns what to add to the notice.
+func (h *Review) keepNote(r *http.Request, u grounding.User, itemID int64) (string, error) {
+	note := r.PostForm.Get("note")
+	if strings.TrimSpace(note) == "" {
+		return "", nil
+	}
+	if _, _, err := h.store.AddNote(r.Context(), u.ID, itemID, note); err != nil {
+		if errors.Is(err, grounding.ErrInvalid) {
+			return "", Error(http.StatusUnprocessableEntity, "A note has at most 4,000 characters; nothing was recorded.")
+		}
+		return "", err
+	}
+	return " Your note on it is saved.", nil
 }
 
 // Undo undoes the verdict the page offered (form field event) and shows
@@ -204,6 +229,19 @@ func (h *Review) Undo(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The item on screen when undo was pressed keeps a note typed on it.
+	saved := ""
+	if s := r.PostForm.Get("item"); s != "" {
+		itemID, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || itemID <= 0 {
+			h.fail(w, r, badRequest("item must be a number"))
+			return
+		}
+		if saved, err = h.keepNote(r, u, itemID); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
 	e, err := h.store.Undo(r.Context(), u.ID, eventID, h.lease)
 	notice := views.Notice{Tone: "ok"}
 	status := http.StatusOK
@@ -214,7 +252,7 @@ func (h *Review) Undo(w http.ResponseWriter, r *http.Request) {
 		} else {
 			notice.Text = "Undone"
 		}
-		notice.Text += "; the item is yours to judge again."
+		notice.Text += "; the item is yours to judge again." + saved
 	case refusal(err) != "":
 		status, notice = http.StatusConflict, views.Notice{Tone: "warn", Text: refusal(err)}
 	default:

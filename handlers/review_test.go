@@ -673,6 +673,64 @@ func TestReviewJudgeOneDecision(t *testing.T) {
 	}
 }
 
+// A note typed and not saved leaves with the item: sent with a verdict,
+// saved on the item before a skip, and on the item on screen before an
+// undo takes the annotator back. Every form of the screen includes it.
+func TestReviewKeepsUnsavedNote(t *testing.T) {
+	st := adjudicationStore(t)
+	var log []string
+	st.SubmitFn = func(userID, itemID int64, v grounding.Verdict, note string) (grounding.SubmitResult, error) {
+		log = append(log, fmt.Sprintf("verdict %d %s %q", itemID, v, note))
+		return grounding.SubmitResult{Event: grounding.VerdictEvent{ID: 43, Verdict: v}, State: grounding.QueueDone, Human: v}, nil
+	}
+	st.AddNoteFn = func(userID, itemID int64, note string) (grounding.VerdictEvent, bool, error) {
+		log = append(log, fmt.Sprintf("note %d %q", itemID, note))
+		return grounding.VerdictEvent{ID: 44, Kind: grounding.EventNote, Note: note}, false, nil
+	}
+	st.SkipFn = func(userID, itemID int64) error {
+		log = append(log, fmt.Sprintf("skip %d", itemID))
+		return nil
+	}
+	inner := st.UndoFn
+	st.UndoFn = func(userID, eventID int64) (grounding.VerdictEvent, error) {
+		log = append(log, fmt.Sprintf("undo %d", eventID))
+		return inner(userID, eventID)
+	}
+	h := adjudicationRouter(st, annotator)
+	_, doc := do(t, h, httptest.NewRequest("GET", "/review", nil), true)
+	doc.Find(`#review form[hx-post]`).Each(func(_ int, f *goquery.Selection) {
+		inc, _ := f.Attr("hx-include")
+		if action, _ := f.Attr("hx-post"); inc != "#review [data-note-input]" && f.Find(`[data-note-input]`).Length() == 0 {
+			t.Errorf("form %s leaves an unsaved note behind (hx-include %q)", action, inc)
+		}
+	})
+	if v, _ := doc.Find(`[data-testid=undo]`).Parent().Find(`input[name=item]`).Attr("value"); v != "7" {
+		t.Errorf("undo names item %q, want the item on screen, 7", v)
+	}
+
+	for _, c := range []struct {
+		req    *http.Request
+		want   []string
+		notice string
+	}{
+		{post("/review/7/verdict", url.Values{"verdict": {"pass"}, "note": {"the user named it"}}),
+			[]string{`verdict 7 pass "the user named it"`}, "with your note"},
+		{post("/review/7/skip", url.Values{"note": {"not sure: ask a lead"}}),
+			[]string{`note 7 "not sure: ask a lead"`, "skip 7"}, "Your note on it is saved"},
+		{post("/review/7/skip", url.Values{"note": {"  "}}), []string{"skip 7"}, "Skipped"},
+		{post("/review/undo", url.Values{"event": {"41"}, "item": {"7"}, "note": {"half a thought"}}),
+			[]string{`note 7 "half a thought"`, "undo 41"}, "Your note on it is saved"},
+	} {
+		log = nil
+		c.req.Header.Set("HX-Request", "true")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, c.req)
+		if !slices.Equal(log, c.want) || !strings.Contains(rec.Body.String(), c.notice) {
+			t.Errorf("%s %v: store calls %q, want %q; notice has %q: %v", c.req.URL.Path, c.req.PostForm, log, c.want, c.notice, strings.Contains(rec.Body.String(), c.notice))
+		}
+	}
+}
+
 // TestReviewReachesBackToEvidence: when the argument in question was found
 // further back than the visible messages a decision normally shows, the
 // review screen's visible pane starts at that message (so the page can

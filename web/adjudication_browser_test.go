@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -114,6 +117,22 @@ const markHiddenJS = `(function () {
 	}
 	return "";
 })()`
+
+// typedKey presses a printable key as a keyboard does: one keydown that
+// carries its text, so a handler that prevents the keydown's default also
+// keeps the character out of whatever it focused. (chromedp.KeyEvent sends
+// the character as a separate event, which no handler can prevent: "n"
+// focused the note and then typed an "n" into it.)
+func typedKey(key string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Text: key, UnmodifiedText: key}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: key})
+		return err
+	})
+}
 
 // currentItem is the id of the item on the review screen.
 func currentItem(t *testing.T, ctx context.Context) string {
@@ -242,12 +261,12 @@ func TestBrowserAdjudication(t *testing.T) {
 		t.Errorf("Escape does not close the shortcuts: %v", err)
 	}
 	// n goes to the note, Enter saves it.
-	if err := chromedp.Do(ann, chromedp.KeyEvent("n"), chromedp.KeyEvent("the user named the city only"), chromedp.KeyEvent(kb.Enter),
+	if err := chromedp.Do(ann, typedKey("n"), chromedp.KeyEvent("the user named the city only"), chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=my-notes]`))); err != nil {
 		screenshot(t, ann, "adj-07-note-failed")
 		t.Fatalf("n, typing and Enter do not save a note: %v", err)
 	}
-	if notes := evalString(t, ann, `document.querySelector("[data-testid=my-notes]").textContent`); !strings.Contains(notes, "the user named the city only") {
+	if notes := evalString(t, ann, `document.querySelector("[data-testid=my-notes]").textContent`); !strings.HasSuffix(strings.TrimSpace(notes), " the user named the city only") {
 		t.Errorf("notes = %q", notes)
 	}
 	screenshot(t, ann, "adj-07-note")
@@ -294,7 +313,7 @@ func TestBrowserAdjudication(t *testing.T) {
 // decision (not the queue's first item); the verdict key then moves on
 // to the run's next item.
 func TestBrowserJudgeFromTrajectory(t *testing.T) {
-	base, _ := serveAdjudication(t)
+	base, dir := serveAdjudication(t)
 	ann := newBrowser(t)
 	problems := consoleProblems(t, ann)
 	browserLogin(t, ann, base, "ann")
@@ -335,9 +354,32 @@ func TestBrowserJudgeFromTrajectory(t *testing.T) {
 	if got := currentItem(t, ann); got != item {
 		t.Errorf("the review screen shows item %s, want the decision's item %s", got, item)
 	}
+	// A note typed and left unsaved (Esc) goes with the verdict key.
+	if err := chromedp.Do(ann, typedKey("n"), chromedp.SendKeys(chromedp.CSS(`[data-note-input]`), "typed, never saved"),
+		chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
 	next := press(t, ann, "a", "judge-03-next")
 	if next == item || next == "" {
 		t.Errorf("after the verdict the screen shows item %q, want the queue's next", next)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dir, "groundwork.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	path, _, _ := strings.Cut(strings.SplitN(href, "#", 2)[0], "?")
+	id, err := strconv.ParseInt(strings.TrimPrefix(path, "/trajectories/"), 10, 64)
+	ord, err2 := strconv.Atoi(strings.TrimPrefix(anchor, "d"))
+	if err != nil || err2 != nil {
+		t.Fatalf("decision link %q: %v %v", href, err, err2)
+	}
+	hist, err := db.History(context.Background(), id, ord)
+	if err != nil || len(hist.Events) == 0 {
+		t.Fatalf("history of %s: %+v, %v", href, hist, err)
+	}
+	if e := hist.Events[len(hist.Events)-1]; e.Kind != grounding.EventVerdict || e.Verdict != grounding.VerdictPass || e.Note != "typed, never saved" {
+		t.Errorf("last event = %+v; want ann's pass with the unsaved note", e)
 	}
 	if loc := evalString(t, ann, `location.search`); strings.Contains(loc, "trajectory=") {
 		t.Errorf("after the verdict the URL still names the decision: %s", loc)

@@ -208,6 +208,16 @@
     }
   });
 
+  // A note typed and not saved goes with a verdict, skip or undo (their
+  // forms include it); leaving the page any other way asks first.
+  window.addEventListener("beforeunload", function (e) {
+    var note = document.querySelector("#review [data-note-input]");
+    if (note && note.value.trim() !== "") {
+      e.preventDefault();
+      e.returnValue = "";
+    }
+  });
+
   var lastActive = Date.now(), lastRenew = Date.now();
   ["keydown", "pointerdown", "scroll", "mousemove"].forEach(function (type) {
     document.addEventListener(type, function () { lastActive = Date.now(); }, { passive: true });
