@@ -343,6 +343,23 @@ func TestBrowserJudgeFromTrajectory(t *testing.T) {
 		t.Fatalf("the queued decision %s has no judge link: %v", href, err)
 	}
 	screenshot(t, ann, "judge-01-trajectory")
+	// j and k step through the decision cards, naming each in the address.
+	key, want := "j", evalString(t, ann, `(function () { var c = document.querySelector("#`+anchor+`").nextElementSibling; return c && c.matches("article.decision") ? c.id : ""; })()`)
+	if want == "" {
+		key, want = "k", evalString(t, ann, `(function () { var c = document.querySelector("#`+anchor+`").previousElementSibling; return c && c.matches("article.decision") ? c.id : ""; })()`)
+	}
+	if want == "" {
+		t.Fatalf("fixture: decision %s is the trajectory's only one", anchor)
+	}
+	if err := chromedp.Do(ann, typedKey(key)); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, ann, `location.hash`); got != "#"+want {
+		t.Errorf("%s from #%s went to %q, want #%s", key, anchor, got, want)
+	}
+	if err := chromedp.Do(ann, chromedp.Navigate(base+href), chromedp.WaitVisible(chromedp.CSS(`#`+anchor+` [data-testid=judge]`))); err != nil {
+		t.Fatal(err)
+	}
 	err = chromedp.Do(ann,
 		chromedp.Click(chromedp.CSS(`#`+anchor+` [data-testid=judge]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#review[data-item]`)),

@@ -208,6 +208,23 @@
     }
   });
 
+  // Trajectory page: j and k move to the next and the previous decision
+  // card, and the address names it (#d7) so it can be shared.
+  document.addEventListener("keydown", function (e) {
+    if ((e.key !== "j" && e.key !== "k") || review() || e.ctrlKey || e.metaKey || e.altKey || e.isComposing || typing(e.target)) return;
+    var cards = document.querySelectorAll("[data-testid=decisions] article.decision");
+    var target = null;
+    for (var i = 0; i < cards.length; i++) {
+      var top = cards[i].getBoundingClientRect().top;
+      if (e.key === "j" && top > 40) { target = cards[i]; break; }
+      if (e.key === "k" && top < -8) target = cards[i];
+    }
+    if (!target) return;
+    e.preventDefault();
+    target.scrollIntoView({ block: "start" });
+    history.replaceState(null, "", "#" + target.id);
+  });
+
   // A note typed and not saved goes with a verdict, skip or undo (their
   // forms include it); leaving the page any other way asks first.
   window.addEventListener("beforeunload", function (e) {
