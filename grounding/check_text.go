@@ -534,10 +534,8 @@ func asciiLower(s string) string {
 	if !hasASCIIUpper(s) {
 		return s
 	}
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		b[i] = lowerByte(s[i])
-	}
+	b := []byte(s)
+	lowerASCIIInPlace(b)
 	return string(b)
 }
 

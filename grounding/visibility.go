@@ -483,10 +483,7 @@ func (s *scratchSlab) cutLower(p string) string {
 	if out == "" {
 		return out
 	}
-	b := unsafe.Slice(unsafe.StringData(out), len(out)) // the slab's bytes, not yet read by anyone
-	for i, ch := range b {
-		b[i] = lowerByte(ch)
-	}
+	lowerASCIIInPlace(unsafe.Slice(unsafe.StringData(out), len(out))) // the slab's bytes, not yet read by anyone
 	return out
 }
 
@@ -803,7 +800,13 @@ func phraseWords(phrase string) []string {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load64(s, i)&swarHigh != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
@@ -812,7 +815,13 @@ func isASCII(s string) bool {
 }
 
 func hasASCIIUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if swarUpper(load64(s, i)) != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 'A' && s[i] <= 'Z' {
 			return true
 		}
@@ -906,7 +915,7 @@ func (c *checker) lowOf(msg int) *lowText {
 				return lt
 			}
 		}
-		lt.upper, lt.ascii = hasASCIIUpper(content), isASCII(content)
+		lt.upper, lt.ascii = asciiInfo(content)
 		if lt.upper && lt.ascii {
 			// Only this trajectory's checks read it: lower it into the
 			// scratch slab rather than a string of its own.
