@@ -242,8 +242,8 @@ func appendStringKey(b []byte, s string) []byte {
 	b = b[:start+len(s)]
 	sep := false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if keySep[c] {
+		c := keyByte[s[i]]
+		if c == keyByteSep {
 			sep = true
 			continue
 		}
@@ -252,7 +252,7 @@ func appendStringKey(b []byte, s string) []byte {
 			n++
 		}
 		sep = false
-		b[n] = lowerByte(c)
+		b[n] = byte(c)
 		n++
 	}
 	return b[:n]
@@ -261,6 +261,21 @@ func appendStringKey(b []byte, s string) []byte {
 // keySep marks the separators that fold to '_' in a string key: space,
 // '-', '_', tab, newline, CR.
 var keySep = [256]bool{' ': true, '-': true, '_': true, '\t': true, '\n': true, '\r': true}
+
+// keyByte is what appendStringKey writes for a byte: keyByteSep for a
+// separator (keySep), else the byte lowered (lowerByte). One load replaces
+// both tests.
+var keyByte = func() (t [256]uint16) {
+	for i := range t {
+		t[i] = uint16(lowerByte(byte(i)))
+		if keySep[i] {
+			t[i] = keyByteSep
+		}
+	}
+	return t
+}()
+
+const keyByteSep = 0x100
 
 // stringKey returns the canonical key of a string value.
 func stringKey(s string) string { return string(appendStringKey(nil, s)) }
@@ -644,20 +659,38 @@ func stopWord(s string) bool {
 
 // stopWordLower is stopWord for a word already lower-cased.
 func stopWordLower(w []byte) bool {
-	if len(w) > 6 {
+	if len(w) == 0 || len(w) > 6 {
 		return false
 	}
-	switch string(w) {
-	case "the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
-		"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
-		"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
-		"do", "does", "did", "not", "but", "so", "than", "then", "there", "these", "those", "what", "which",
-		"who", "when", "where", "how", "all", "any", "each", "may", "must", "would", "could", "should", "also",
-		"into", "about", "after", "only", "just", "more", "most", "other", "such", "same", "like", "please":
-		return true
+	c := w[0] - 'a'
+	if c >= 26 {
+		return false
+	}
+	// Every stop word is lower-case ASCII letters: the few of its length
+	// and first letter are compared, instead of a switch over all of them.
+	for _, sw := range stopWordsBy[len(w)][c] {
+		if string(w) == sw {
+			return true
+		}
 	}
 	return false
 }
+
+// stopWords are the words stopWordLower reports.
+var stopWords = []string{"the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
+	"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
+	"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
+	"do", "does", "did", "not", "but", "so", "than", "then", "there", "these", "those", "what", "which",
+	"who", "when", "where", "how", "all", "any", "each", "may", "must", "would", "could", "should", "also",
+	"into", "about", "after", "only", "just", "more", "most", "other", "such", "same", "like", "please"}
+
+// stopWordsBy holds the stop words by length and first letter.
+var stopWordsBy = func() (t [7][26][]string) {
+	for _, w := range stopWords {
+		t[len(w)][w[0]-'a'] = append(t[len(w)][w[0]-'a'], w)
+	}
+	return t
+}()
 
 func (sc *textScanner) word(s string, start, end int, kind mkind, norm normKind) {
 	sc.wordLower(s, nil, start, end, kind, norm)
