@@ -542,9 +542,14 @@ func asciiLower(s string) string {
 // reportsDone reports whether a lower-cased sentence states that a write
 // happened.
 func reportsDone(low string) bool {
-	if hypotheticalSet.contains(low) {
-		return false
-	}
+	// Both tests are pure: the done verbs, which few sentences have, are
+	// looked for first, the hypothetical phrases only in a sentence with one.
+	return hasDoneVerb(low) && !hypotheticalSet.contains(low)
+}
+
+// hasDoneVerb reports whether a lower-cased sentence has a done verb closely
+// after an auxiliary (doneAt).
+func hasDoneVerb(low string) bool {
 	// Every occurrence of a done verb, found as in mayReportDone: the "ed"
 	// verbs at the "ed"s of the sentence, then "sent".
 	for off := 0; ; {

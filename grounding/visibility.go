@@ -85,6 +85,19 @@ type entry struct {
 	// hidden is set lazily: -2 unknown, -1 not in hidden context, else the
 	// index into checker.hiddenOccs of the first hidden occurrence.
 	small bool // a small integer
+	// weak caches c.rt.weakTokens[key]: 0 not looked up yet, 1 weak, 2 not.
+	weak int8
+}
+
+// weakToken is c.rt.weakTokens[e.key], looked up once per entry.
+func (c *checker) weakToken(e *entry) bool {
+	if e.weak == 0 {
+		e.weak = 2
+		if c.rt.weakTokens[e.key] {
+			e.weak = 1
+		}
+	}
+	return e.weak == 1
 }
 
 // candidate is one value of a kind listed by an observation, with the keys
