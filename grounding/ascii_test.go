@@ -51,3 +51,70 @@ func TestSWARMatchesBytewise(t *testing.T) {
 		}
 	}
 }
+
+// TestStopWordLower checks the packed stop-word set against the list.
+func TestStopWordLower(t *testing.T) {
+	set := map[string]bool{}
+	for _, w := range stopWords {
+		set[w] = true
+		if !stopWordLower([]byte(w)) {
+			t.Errorf("stopWordLower(%q) = false", w)
+		}
+	}
+	r := rand.New(rand.NewSource(2))
+	for n := 0; n < 200000; n++ {
+		b := make([]byte, r.Intn(8))
+		for i := range b {
+			const alpha = "abcdefghijklmnopqrstuvwxyz'0\x00\xff"
+			b[i] = alpha[r.Intn(len(alpha))]
+		}
+		if n%3 == 0 && len(b) > 0 { // near misses of real stop words
+			w := stopWords[r.Intn(len(stopWords))]
+			b = append([]byte(w[:r.Intn(len(w))]), b[:r.Intn(len(b))]...)
+		}
+		if got := stopWordLower(b); got != set[string(b)] {
+			t.Fatalf("stopWordLower(%q) = %v", b, got)
+		}
+	}
+}
+
+// TestLookupWord checks the packed word table against the tests it stands
+// for, on every listed word in several cases and on random and near-miss
+// words.
+func TestLookupWord(t *testing.T) {
+	check := func(w string) {
+		low := []byte(w)
+		for i := range low {
+			low[i] = lowerByte(low[i])
+		}
+		if got, want := lookupWord(w), wordInfoOf(string(low)); got != want {
+			t.Fatalf("lookupWord(%q) = %+v, want %+v", w, got, want)
+		}
+	}
+	r := rand.New(rand.NewSource(3))
+	for _, w := range wordWords {
+		check(w)
+		b := []byte(w)
+		for n := 0; n < 20; n++ {
+			for i := range b {
+				if r.Intn(2) == 0 && b[i] >= 'a' && b[i] <= 'z' {
+					b[i] -= 'a' - 'A'
+				} else {
+					b[i] = lowerByte(b[i])
+				}
+			}
+			check(string(b))
+			check(string(b[:r.Intn(len(b)+1)]))
+			check(string(b) + "s")
+			check(string(b) + "\x00")
+		}
+	}
+	const alpha = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'0\x00\xff-"
+	for n := 0; n < 300000; n++ {
+		b := make([]byte, 1+r.Intn(10))
+		for i := range b {
+			b[i] = alpha[r.Intn(len(alpha))]
+		}
+		check(string(b))
+	}
+}
