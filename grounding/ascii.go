@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -64,4 +65,28 @@ func lowerASCIIInPlace(b []byte) {
 	for ; i < len(b); i++ {
 		b[i] = lowerByte(b[i])
 	}
+}
+
+// wordEnd returns the index of the first spaceByte in text at or after i,
+// len(text) when none: the end of the word starting at i.
+func wordEnd(text string, i int) int {
+	for i+8 <= len(text) {
+		w := load64(text, i)
+		// 0x80 in the bytes below 0x21 (of those below 0x80); a borrow can
+		// only flag bytes above a flagged one, so the lowest is exact.
+		m := (w - 0x21*swarOnes) &^ w & swarHigh
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		if spaceByte(text[i]) {
+			return i
+		}
+		i++ // a control byte, not a space: the word goes on
+	}
+	for i < len(text) && !spaceByte(text[i]) {
+		i++
+	}
+	return i
 }

@@ -118,3 +118,32 @@ func TestLookupWord(t *testing.T) {
 		check(string(b))
 	}
 }
+
+// TestWordEnd checks wordEnd against the byte loop it replaces.
+func TestWordEnd(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	const alpha = "ab \t\n\r\x00\x01\x1f! \x7f\x80\xffZ"
+	for n := 0; n < 200000; n++ {
+		b := make([]byte, r.Intn(30))
+		for i := range b {
+			if r.Intn(3) == 0 {
+				b[i] = alpha[r.Intn(len(alpha))]
+			} else {
+				b[i] = byte(r.Intn(256))
+			}
+		}
+		s := string(b)
+		i := 0
+		if len(s) > 0 {
+			i = r.Intn(len(s) + 1)
+		}
+		want := i
+		for want < len(s) && !spaceByte(s[want]) {
+			want++
+		}
+		if got := wordEnd(s, i); got != want {
+			t.Fatalf("wordEnd(%q, %d) = %d, want %d", s, i, got, want)
+		}
+	}
+}
+

@@ -497,10 +497,7 @@ func (sc *textScanner) scan(text string, base int) {
 		if i >= len(text) {
 			break
 		}
-		j := i
-		for j < len(text) && !spaceByte(text[j]) {
-			j++
-		}
+		j := wordEnd(text, i)
 		raw, st := trimProse(text[i:j], base+i)
 		i = j
 		if raw == "" {

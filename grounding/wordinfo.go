@@ -1,5 +1,7 @@
 package grounding
 
+import "slices"
+
 // wordInfo is what the text scanner needs to know of a word beyond its
 // shape, looked up once per token instead of by a lowering copy and four
 // tests (monthOf, numberWord, stopWordLower, "today"/"tomorrow", "of"/"the").
@@ -20,21 +22,22 @@ const (
 // the zero wordInfo for any word none of the tests accepts.
 func lookupWord(s string) wordInfo {
 	v, ok := packLower(s)
+	return lookupPacked(s, v, ok)
+}
+
+// lookupPacked is lookupWord for s packed by packLower into v, ok.
+func lookupPacked(s string, v uint64, ok bool) wordInfo {
 	if !ok {
 		if len(s) == len("september") && equalLower(s, "september") {
 			return wordInfo{month: 9}
 		}
 		return wordInfo{}
 	}
-	for i := wordSlot(v); ; i = (i + 1) & (len(wordTable) - 1) {
-		e := &wordTable[i]
-		if e.key == v {
-			return e.info
-		}
-		if e.key == 0 {
-			return wordInfo{}
-		}
+	// wordTable is collision-free: a word is in its one slot or nowhere.
+	if e := &wordTable[wordSlot(v)]; e.key == v {
+		return e.info
 	}
+	return wordInfo{}
 }
 
 // packLower packs s lowered into an integer, one byte per byte. It fails
@@ -46,14 +49,24 @@ func packLower(s string) (uint64, bool) {
 	}
 	var v uint64
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == 0 {
-			return 0, false
-		}
-		v |= uint64(lowerByte(c)) << (8 * i)
+		v |= uint64(lowerTab[s[i]]) << (8 * i)
+	}
+	// A zero byte among the word's: fill the bytes past it with 0xff and
+	// look for a zero byte in the word (the exact haszero test).
+	t := v | ^uint64(0)<<(8*len(s)-1)<<1
+	if (t-swarOnes)&^t&swarHigh != 0 {
+		return 0, false
 	}
 	return v, true
 }
+
+// lowerTab is lowerByte as a table.
+var lowerTab = func() (t [256]byte) {
+	for i := range t {
+		t[i] = lowerByte(byte(i))
+	}
+	return t
+}()
 
 // equalLower reports whether s lowered (lowerByte) is low.
 func equalLower(s, low string) bool {
@@ -68,7 +81,13 @@ func equalLower(s, low string) bool {
 	return true
 }
 
-func wordSlot(v uint64) int { return int((v * 0x9E3779B97F4A7C15) >> 55) }
+func wordSlot(v uint64) int { return int((v * wordMul) >> (64 - wordBits)) }
+
+const wordBits = 10
+
+// wordMul is the hash multiplier that gives every packed word of wordWords
+// a slot of its own (see wordTable).
+var wordMul uint64
 
 type wordEntry struct {
 	key  uint64
@@ -103,18 +122,38 @@ func wordInfoOf(low string) wordInfo {
 }
 
 // wordTable holds wordWords (but "september", which is too long to pack)
-// by their packLower, at most a quarter full.
-var wordTable = func() (t [512]wordEntry) {
+// by their packLower, each in its own slot: the multiplier is the first of
+// a fixed sequence that gives no two words the same slot.
+var wordTable = func() *[1 << wordBits]wordEntry {
+	var keys []uint64
 	for _, w := range wordWords {
-		v, ok := packLower(w)
-		if !ok {
-			continue
+		if v, ok := packLower(w); ok && !slices.Contains(keys, v) {
+			keys = append(keys, v)
 		}
-		i := wordSlot(v)
-		for t[i].key != 0 && t[i].key != v {
-			i = (i + 1) & (len(t) - 1)
-		}
-		t[i] = wordEntry{key: v, info: wordInfoOf(w)}
 	}
-	return t
+	for m := uint64(0x9E3779B97F4A7C15); ; m += 0x6A09E667F3BCC908 {
+		wordMul = m | 1
+		t := new([1 << wordBits]wordEntry)
+		ok := true
+		for _, v := range keys {
+			e := &t[wordSlot(v)]
+			if e.key != 0 {
+				ok = false
+				break
+			}
+			*e = wordEntry{key: v, info: wordInfoOf(unpackWord(v))}
+		}
+		if ok {
+			return t
+		}
+	}
 }()
+
+// unpackWord is the word packLower packed into v.
+func unpackWord(v uint64) string {
+	var b []byte
+	for ; v != 0; v >>= 8 {
+		b = append(b, byte(v))
+	}
+	return string(b)
+}
