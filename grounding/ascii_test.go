@@ -146,4 +146,3 @@ func TestWordEnd(t *testing.T) {
 		}
 	}
 }
-
