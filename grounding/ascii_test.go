@@ -146,3 +146,33 @@ func TestWordEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestPhraseSetContainsWord checks the word-skipping search against
+// containsWord per phrase.
+func TestPhraseSetContainsWord(t *testing.T) {
+	list := []string{"yes", "ok", "that's right", "go ahead", "a", "i'd", "the first", "1"}
+	ps := newPhraseSet(list)
+	r := rand.New(rand.NewSource(6))
+	const alpha = "yesokthat'srightgoaheadi'dfirst1 _.-,!\n"
+	for n := 0; n < 300000; n++ {
+		b := make([]byte, r.Intn(30))
+		for i := range b {
+			b[i] = alpha[r.Intn(len(alpha))]
+		}
+		if r.Intn(2) == 0 && len(b) > 0 {
+			p := list[r.Intn(len(list))]
+			at := r.Intn(len(b))
+			b = append(b[:at], append([]byte(p), b[at:]...)...)
+		}
+		s := string(b)
+		want := false
+		for _, p := range list {
+			if containsWord(s, p) {
+				want = true
+			}
+		}
+		if got := ps.containsWord(s); got != want {
+			t.Fatalf("containsWord(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

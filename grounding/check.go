@@ -316,6 +316,8 @@ type checker struct {
 	groupAt      keyTable  // scratch of groupSumsUpTo: group key → index in sumGroups
 	groupVals    []groupVal
 	groupKey     []byte
+	groupMsg     int // the message groupSumsUpTo walks
+	onGroupLeaf  func(w *jsonWalker, kind byte, s string, f float64, start, end int)
 	summedTo     int
 	pendingMD    []pendingAt
 	pending      []int32 // entries named by agent text since the last "yes"
@@ -387,6 +389,7 @@ func newChecker() *checker {
 	c := &checker{}
 	c.jw.memo = &c.memo
 	c.onArgLeaf = c.argLeaf // one method value, not a closure per call
+	c.onGroupLeaf = c.groupLeaf
 	return c
 }
 

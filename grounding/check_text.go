@@ -212,6 +212,15 @@ func (c *checker) idLike(s string) int {
 	if len(s) < 3 || len(s) > 64 {
 		return 0
 	}
+	// Most words of prose are lower-case letters only, which no rule below
+	// accepts (no digit, '@', '#' or capital).
+	k := 0
+	for k < len(s) && s[k]-'a' < 26 {
+		k++
+	}
+	if k == len(s) {
+		return 0
+	}
 	letters, digits, upper, other := 0, 0, 0, 0
 	dash := false
 	at, dot := -1, -1 // first '@' and '.'

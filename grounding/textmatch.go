@@ -149,16 +149,30 @@ func (ps *phraseSet) containsWord(s string) bool {
 		return false
 	}
 	// An occurrence must start where no word byte precedes, so only those
-	// positions are compared.
-	for i := 0; i < len(s); i++ {
-		if i > 0 && wordByte(s[i-1]) {
-			continue
-		}
-		for _, p := range ps.byFirst[s[i]] {
-			if strings.HasPrefix(s[i:], p) && (i+len(p) == len(s) || !wordByte(s[i+len(p)])) {
+	// positions are compared: after a word byte, the rest of its word is
+	// skipped, and the position after the byte that ends it is next.
+	for i := 0; i < len(s); {
+		c := s[i]
+		for _, p := range ps.byFirst[c] {
+			if strings.HasPrefix(s[i:], p) && (i+len(p) == len(s) || !wordByteTab[s[i+len(p)]]) {
 				return true
 			}
+		}
+		i++
+		if wordByteTab[c] {
+			for i < len(s) && wordByteTab[s[i]] {
+				i++
+			}
+			i++ // preceded by the word's last byte
 		}
 	}
 	return false
 }
+
+// wordByteTab is wordByte as a table.
+var wordByteTab = func() (t [256]bool) {
+	for i := range t {
+		t[i] = wordByte(byte(i))
+	}
+	return t
+}()
