@@ -1,7 +1,10 @@
 package grounding
 
 import (
+	"maps"
 	"math/rand"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -173,6 +176,57 @@ func TestPhraseSetContainsWord(t *testing.T) {
 		}
 		if got := ps.containsWord(s); got != want {
 			t.Fatalf("containsWord(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestPhraseSetEach checks the bigram-anchored search against a
+// strings.Index loop per phrase: the same occurrences, each once.
+func TestPhraseSetEach(t *testing.T) {
+	lists := [][]string{countLeads, hypothetical, confirmPrompts, {"ab", "ba", "aa", "abab", "a b"}}
+	r := rand.New(rand.NewSource(7))
+	for _, list := range lists {
+		ps := newPhraseSet(list)
+		if ps.bigramBits == nil {
+			t.Fatalf("%q: no bigram anchors", list)
+		}
+		alpha := " ab.\\n"
+		for _, p := range list {
+			alpha += p
+		}
+		for n := 0; n < 30000; n++ {
+			b := make([]byte, r.Intn(40))
+			for i := range b {
+				b[i] = alpha[r.Intn(len(alpha))]
+			}
+			for k := r.Intn(3); k > 0 && len(b) > 0; k-- {
+				p := list[r.Intn(len(list))]
+				at := r.Intn(len(b))
+				b = append(b[:at], append([]byte(p), b[at:]...)...)
+			}
+			s := string(b)
+			want := map[[2]int]int{}
+			for pi, p := range list {
+				for off := 0; off <= len(s); {
+					k := strings.Index(s[off:], p)
+					if k < 0 {
+						break
+					}
+					want[[2]int{off + k, pi}]++
+					off += k + 1
+				}
+			}
+			got := map[[2]int]int{}
+			ps.each(s, func(k int, p string) bool {
+				got[[2]int{k, slices.Index(list, p)}]++
+				return true
+			})
+			if !maps.Equal(got, want) {
+				t.Fatalf("each(%q) = %v, want %v", s, got, want)
+			}
+			if ps.contains(s) != (len(want) > 0) {
+				t.Fatalf("contains(%q)", s)
+			}
 		}
 	}
 }
