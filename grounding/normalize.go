@@ -506,8 +506,8 @@ func (sc *textScanner) scan(text string, base int) {
 		}
 		month, day := 0, 0
 		wi := lookupWord(raw)
-		of := wi.ofThe
-		if mo := int(wi.month); mo > 0 && (len(raw) > 3 || raw[0] >= 'A' && raw[0] <= 'Z') {
+		of := wi.ofThe()
+		if mo := wi.month(); mo > 0 && (len(raw) > 3 || raw[0] >= 'A' && raw[0] <= 'Z') {
 			month = mo
 			if prevDay > 0 {
 				// "20 May", "20th of May": the day was reported as a number
@@ -863,12 +863,12 @@ func (sc *textScanner) tokenWord(s string, wi wordInfo, start int, i *int, text 
 		}
 	}
 	// words and identifiers
-	if wi.num > 0 {
-		sc.number(float64(wi.num-1), mNum, start, end, nkNumberWord)
+	if wi.num() > 0 {
+		sc.number(float64(wi.num()-1), mNum, start, end, nkNumberWord)
 		return
 	}
 	if sc.refDate[0] != 0 {
-		switch wi.day {
+		switch wi.day() {
 		case dayToday:
 			sc.date(sc.refDate[0], sc.refDate[1], sc.refDate[2], start, end, nkToday)
 		case dayTomorrow:
@@ -876,7 +876,7 @@ func (sc *textScanner) tokenWord(s string, wi wordInfo, start int, i *int, text 
 			sc.date(y, mo, d, start, end, nkTomorrow)
 		}
 	}
-	sc.wordStop(s, wi.stop, start, end, mWord, nkNone)
+	sc.wordStop(s, wi.stop(), start, end, mWord, nkNone)
 	// Plural words also stand for their singular ("certificates").
 	if len(s) > 4 && (s[len(s)-1] == 's' || s[len(s)-1] == 'S') && letterByte(s[len(s)-2]) && onlyLetters(s) {
 		sc.word(s[:len(s)-1], start, end, mWord, nkPlural)

@@ -1,16 +1,28 @@
 package grounding
 
-import "slices"
-
 // wordInfo is what the text scanner needs to know of a word beyond its
 // shape, looked up once per token instead of by a lowering copy and four
 // tests (monthOf, numberWord, stopWordLower, "today"/"tomorrow", "of"/"the").
-type wordInfo struct {
-	month uint8 // monthOf of the lowered word
-	num   uint8 // 1 + numberWord of the lowered word, 0 when none
-	day   uint8 // dayToday, dayTomorrow or 0
-	stop  bool  // stopWord
-	ofThe bool  // the lowered word is "of" or "the"
+// It is packed in one integer: the month (bits 0-7), 1 + the number word's
+// value (8-15, 0 when none), the day word (16-17), the stop-word flag (18)
+// and the of/the flag (19).
+type wordInfo uint32
+
+func (wi wordInfo) month() int  { return int(wi & 0xff) }
+func (wi wordInfo) num() int    { return int(wi >> 8 & 0xff) }
+func (wi wordInfo) day() int    { return int(wi >> 16 & 3) }
+func (wi wordInfo) stop() bool  { return wi&(1<<18) != 0 }
+func (wi wordInfo) ofThe() bool { return wi&(1<<19) != 0 }
+
+func makeWordInfo(month, num, day int, stop, ofThe bool) wordInfo {
+	wi := wordInfo(month) | wordInfo(num)<<8 | wordInfo(day)<<16
+	if stop {
+		wi |= 1 << 18
+	}
+	if ofThe {
+		wi |= 1 << 19
+	}
+	return wi
 }
 
 const (
@@ -19,26 +31,22 @@ const (
 )
 
 // lookupWord returns the wordInfo of s, its ASCII letters lowered (lowerByte):
-// the zero wordInfo for any word none of the tests accepts.
+// 0 for any word none of the tests accepts.
 func lookupWord(s string) wordInfo {
-	v, ok := packLower(s)
-	return lookupPacked(s, v, ok)
+	if v, ok := packLower(s); ok {
+		// wordTable is collision-free: a word is in its one slot or nowhere.
+		if e := &wordTable[wordSlot(v)]; e.key == v {
+			return e.info
+		}
+		return 0
+	}
+	if len(s) == len("september") && equalLower(s, "september") {
+		return septemberInfo
+	}
+	return 0
 }
 
-// lookupPacked is lookupWord for s packed by packLower into v, ok.
-func lookupPacked(s string, v uint64, ok bool) wordInfo {
-	if !ok {
-		if len(s) == len("september") && equalLower(s, "september") {
-			return wordInfo{month: 9}
-		}
-		return wordInfo{}
-	}
-	// wordTable is collision-free: a word is in its one slot or nowhere.
-	if e := &wordTable[wordSlot(v)]; e.key == v {
-		return e.info
-	}
-	return wordInfo{}
-}
+var septemberInfo = makeWordInfo(9, 0, 0, false, false)
 
 // packLower packs s lowered into an integer, one byte per byte. It fails
 // for words longer than 8 bytes or holding a zero byte; for the others the
@@ -85,9 +93,9 @@ func wordSlot(v uint64) int { return int((v * wordMul) >> (64 - wordBits)) }
 
 const wordBits = 10
 
-// wordMul is the hash multiplier that gives every packed word of wordWords
-// a slot of its own (see wordTable).
-var wordMul uint64
+// wordMul is a hash multiplier that gives every packed word of wordWords a
+// slot of its own; wordTable checks that it does.
+const wordMul = 0x700597af0e83198d
 
 type wordEntry struct {
 	key  uint64
@@ -105,48 +113,36 @@ var wordWords = append([]string{
 
 // wordInfoOf computes a word's wordInfo with the tests themselves.
 func wordInfoOf(low string) wordInfo {
-	var wi wordInfo
-	wi.month = uint8(monthOf([]byte(low)))
+	month := monthOf([]byte(low))
+	num := 0
 	if v, ok := numberWord([]byte(low)); ok {
-		wi.num = uint8(v + 1)
+		num = v + 1
 	}
+	day := 0
 	switch low {
 	case "today", "tonight":
-		wi.day = dayToday
+		day = dayToday
 	case "tomorrow":
-		wi.day = dayTomorrow
+		day = dayTomorrow
 	}
-	wi.stop = stopWordLower([]byte(low))
-	wi.ofThe = low == "of" || low == "the"
-	return wi
+	return makeWordInfo(month, num, day, stopWordLower([]byte(low)), low == "of" || low == "the")
 }
 
 // wordTable holds wordWords (but "september", which is too long to pack)
-// by their packLower, each in its own slot: the multiplier is the first of
-// a fixed sequence that gives no two words the same slot.
-var wordTable = func() *[1 << wordBits]wordEntry {
-	var keys []uint64
+// by their packLower, each in a slot of its own.
+var wordTable = func() (t [1 << wordBits]wordEntry) {
 	for _, w := range wordWords {
-		if v, ok := packLower(w); ok && !slices.Contains(keys, v) {
-			keys = append(keys, v)
+		v, ok := packLower(w)
+		if !ok {
+			continue
 		}
+		e := &t[wordSlot(v)]
+		if e.key != 0 && e.key != v {
+			panic("grounding: wordMul puts two words in one slot")
+		}
+		*e = wordEntry{key: v, info: wordInfoOf(unpackWord(v))}
 	}
-	for m := uint64(0x9E3779B97F4A7C15); ; m += 0x6A09E667F3BCC908 {
-		wordMul = m | 1
-		t := new([1 << wordBits]wordEntry)
-		ok := true
-		for _, v := range keys {
-			e := &t[wordSlot(v)]
-			if e.key != 0 {
-				ok = false
-				break
-			}
-			*e = wordEntry{key: v, info: wordInfoOf(unpackWord(v))}
-		}
-		if ok {
-			return t
-		}
-	}
+	return t
 }()
 
 // unpackWord is the word packLower packed into v.
