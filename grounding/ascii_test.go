@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"maps"
+	"math"
 	"math/rand"
 	"slices"
 	"strings"
@@ -227,6 +228,40 @@ func TestPhraseSetEach(t *testing.T) {
 			if ps.contains(s) != (len(want) > 0) {
 				t.Fatalf("contains(%q)", s)
 			}
+		}
+	}
+}
+
+// TestFloatTable checks floatTable against a map[float64] used the way
+// addSum and derive used it, across resets.
+func TestFloatTable(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	var ft floatTable
+	for round := 0; round < 50; round++ {
+		ft.reset()
+		m := map[float64]sumRef{}
+		for n := 0; n < 2000; n++ {
+			v := float64(r.Intn(500)) + []float64{0, 0.5, 0.25, 0.1}[r.Intn(4)]
+			if r.Intn(10) == 0 {
+				v = -v
+			}
+			if v == 0 {
+				v = 0
+			}
+			ref := sumRef{group: int32(n), v: v}
+			if _, ok := m[v]; !ok {
+				m[v] = ref
+			}
+			ft.addIfAbsent(v, ref)
+			q := float64(r.Intn(500))
+			got, gok := ft.get(q)
+			want, wok := m[q]
+			if gok != wok || got != want {
+				t.Fatalf("get(%v) = %v %v, want %v %v", q, got, gok, want, wok)
+			}
+		}
+		if _, ok := ft.get(math.NaN()); ok {
+			t.Fatal("NaN found")
 		}
 	}
 }

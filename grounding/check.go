@@ -307,10 +307,10 @@ type checker struct {
 	textMsgs     []int32 // visible non-agent messages with free text (not JSON)
 	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
-	bases        []baseRef          // long system texts indexed through baseCache
-	pos          int                // the message being processed
-	jsonMsgs     []int32            // visible non-agent JSON observations
-	sums         map[float64]sumRef // value → its first group derivation
+	bases        []baseRef  // long system texts indexed through baseCache
+	pos          int        // the message being processed
+	jsonMsgs     []int32    // visible non-agent JSON observations
+	sums         floatTable // value → its first group derivation
 	sumGroups    []sumGroup
 	sumVals      []float64 // the groups' numbers are cut from this
 	groupAt      keyTable  // scratch of groupSumsUpTo: group key → index in sumGroups
@@ -419,7 +419,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.jsonMsgs = c.jsonMsgs[:0]
 	c.bases = c.bases[:0]
 	c.pos = 0
-	clear(c.sums)
+	c.sums.reset()
 	clear(c.sumGroups) // drop the old trajectory's values
 	c.sumGroups = c.sumGroups[:0]
 	c.sumVals = c.sumVals[:0]

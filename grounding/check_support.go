@@ -769,7 +769,7 @@ func (c *checker) derive(v float64, msg int) (string, bool) {
 	if key == 0 {
 		key = 0 // -0
 	}
-	if r, ok := c.sums[key]; ok && r.msg(c) < msg {
+	if r, ok := c.sums.get(key); ok && r.msg(c) < msg {
 		return r.text(c), true
 	}
 	// Recent non-agent messages with numbers.
@@ -891,9 +891,6 @@ func (r sumRef) text(c *checker) string {
 // to 8 values give every subset sum, wider groups of up to 6 too, else only
 // the total.
 func (c *checker) groupSumsUpTo(msg int) {
-	if c.sums == nil {
-		c.sums = map[float64]sumRef{}
-	}
 	for _, m := range c.jsonMsgs {
 		if int(m) >= msg || int(m) <= c.summedTo {
 			continue
@@ -983,7 +980,7 @@ func (c *checker) groupLeaf(w *jsonWalker, kind byte, s string, f float64, start
 		case sg.key == "" && sg.index >= 0:
 			b = append(b, "[*]"...)
 			wild = true
-		case strings.IndexAny(sg.key, "0123456789") >= 0:
+		case hasDigit(sg.key):
 			b = append(b, ".*"...)
 			wild = true
 		default:
@@ -995,6 +992,17 @@ func (c *checker) groupLeaf(w *jsonWalker, kind byte, s string, f float64, start
 	if wild {
 		c.joinGroup(b, f)
 	}
+}
+
+// hasDigit reports whether s has an ASCII digit (strings.IndexAny(s,
+// "0123456789") >= 0, without building its byte set each call).
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if digitByte(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // joinGroup adds f to the group of key in message c.groupMsg, making the
@@ -1030,9 +1038,7 @@ func (c *checker) addSum(r sumRef) {
 	if v == 0 {
 		v = 0 // -0 and 0 are both n:0
 	}
-	if _, ok := c.sums[v]; !ok {
-		c.sums[v] = r
-	}
+	c.sums.addIfAbsent(v, r)
 }
 
 // deriveDate finds a date the user described relative to a visible one:
