@@ -477,7 +477,17 @@ func (c *checker) run() Result {
 	if t.Request != "" {
 		c.indexText(-1, srcRequest, t.Request)
 	}
+	// The result is complete once the last decision is checked: what the
+	// walk learns from later messages (and from that message itself, as
+	// history) only ever serves later decisions. finish reads only the
+	// decisions and violations.
+	last := -1
 	for i := range t.Messages {
+		if m := &t.Messages[i]; m.Role == RoleAssistant && !m.IsHidden() && (m.Content != "" || len(m.ToolCalls) > 0) {
+			last = i
+		}
+	}
+	for i := range t.Messages[:last+1] {
 		m := &t.Messages[i]
 		c.pos = i
 		if m.IsHidden() {
@@ -485,6 +495,10 @@ func (c *checker) run() Result {
 		}
 		switch m.Role {
 		case RoleAssistant:
+			if i == last {
+				c.decide(i)
+				break
+			}
 			c.assistant(i)
 		case RoleUser:
 			c.indexText(i, srcUser, m.Content)

@@ -33,17 +33,7 @@ func nowhere() Evidence {
 func (c *checker) assistant(i int) {
 	m := &c.t.Messages[i]
 	first := len(c.res.Decisions)
-	// Prose is scanned once, for the reply's check and for the index.
-	prose := m.Content != "" && !looksJSON(m.Content) && c.sc.refYear != 0
-	if prose {
-		c.scanProse(m.Content, &c.rbuf)
-	}
-	if m.Content != "" {
-		c.replyDecision(i, prose)
-	}
-	for k := range m.ToolCalls {
-		c.callDecision(i, k)
-	}
+	prose := c.decide(i)
 	// Values the agent introduced without support: tool echoes of them will
 	// support nothing.
 	var bad map[string]bool
@@ -98,6 +88,25 @@ func (c *checker) assistant(i int) {
 		}
 		c.sc.pendingMD = c.sc.pendingMD[:0]
 	}
+}
+
+// decide checks the decisions of a visible assistant message: its text
+// reply, then its calls. It reports whether the reply was scanned as prose
+// into c.rbuf.
+func (c *checker) decide(i int) bool {
+	m := &c.t.Messages[i]
+	// Prose is scanned once, for the reply's check and for the index.
+	prose := m.Content != "" && !looksJSON(m.Content) && c.sc.refYear != 0
+	if prose {
+		c.scanProse(m.Content, &c.rbuf)
+	}
+	if m.Content != "" {
+		c.replyDecision(i, prose)
+	}
+	for k := range m.ToolCalls {
+		c.callDecision(i, k)
+	}
+	return prose
 }
 
 // decodeJSONString decodes a JSON string with escapes. It is apart from
