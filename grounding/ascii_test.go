@@ -265,3 +265,23 @@ func TestFloatTable(t *testing.T) {
 		}
 	}
 }
+
+// TestNameHasPart checks nameHasPart against the concatenating tests.
+func TestNameHasPart(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	const alpha = "ab_"
+	for n := 0; n < 200000; n++ {
+		mk := func(k int) string {
+			b := make([]byte, k)
+			for i := range b {
+				b[i] = alpha[r.Intn(len(alpha))]
+			}
+			return string(b)
+		}
+		name, p := mk(r.Intn(7)), mk(r.Intn(4))
+		want := strings.HasSuffix(name, "_"+p) || strings.HasPrefix(name, p+"_")
+		if got := nameHasPart(name, p); got != want {
+			t.Fatalf("nameHasPart(%q, %q) = %v", name, p, got)
+		}
+	}
+}

@@ -555,13 +555,25 @@ func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProf
 	return ArgProfile{Role: RoleIdentifier}
 }
 
+// nameHasPart reports strings.HasSuffix(n, "_"+p) ||
+// strings.HasPrefix(n, p+"_") without building the two strings.
+func nameHasPart(n, p string) bool {
+	if len(n) <= len(p) {
+		return false
+	}
+	if k := len(n) - len(p); n[k-1] == '_' && n[k:] == p {
+		return true
+	}
+	return n[len(p)] == '_' && n[:len(p)] == p
+}
+
 func roleFromName(n string) string {
 	if n == "" {
 		return ""
 	}
 	has := func(parts ...string) bool {
 		for _, p := range parts {
-			if n == p || strings.HasSuffix(n, "_"+p) || strings.HasPrefix(n, p+"_") {
+			if n == p || nameHasPart(n, p) {
 				return true
 			}
 		}
