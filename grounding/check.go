@@ -307,15 +307,17 @@ type checker struct {
 	textMsgs     []int32 // visible non-agent messages with free text (not JSON)
 	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
-	bases        []baseRef          // long system texts indexed through baseCache
-	pos          int                // the message being processed
-	jsonMsgs     []int32            // visible non-agent JSON observations
-	sums         map[float64]sumRef // value → its first group derivation
+	bases        []baseRef  // long system texts indexed through baseCache
+	pos          int        // the message being processed
+	jsonMsgs     []int32    // visible non-agent JSON observations
+	sums         floatTable // value → its first group derivation
 	sumGroups    []sumGroup
 	sumVals      []float64 // the groups' numbers are cut from this
 	groupAt      keyTable  // scratch of groupSumsUpTo: group key → index in sumGroups
 	groupVals    []groupVal
 	groupKey     []byte
+	groupMsg     int // the message groupSumsUpTo walks
+	onGroupLeaf  func(w *jsonWalker, kind byte, s string, f float64, start, end int)
 	summedTo     int
 	pendingMD    []pendingAt
 	pending      []int32 // entries named by agent text since the last "yes"
@@ -387,6 +389,7 @@ func newChecker() *checker {
 	c := &checker{}
 	c.jw.memo = &c.memo
 	c.onArgLeaf = c.argLeaf // one method value, not a closure per call
+	c.onGroupLeaf = c.groupLeaf
 	return c
 }
 
@@ -416,7 +419,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.jsonMsgs = c.jsonMsgs[:0]
 	c.bases = c.bases[:0]
 	c.pos = 0
-	clear(c.sums)
+	c.sums.reset()
 	clear(c.sumGroups) // drop the old trajectory's values
 	c.sumGroups = c.sumGroups[:0]
 	c.sumVals = c.sumVals[:0]
@@ -474,7 +477,17 @@ func (c *checker) run() Result {
 	if t.Request != "" {
 		c.indexText(-1, srcRequest, t.Request)
 	}
+	// The result is complete once the last decision is checked: what the
+	// walk learns from later messages (and from that message itself, as
+	// history) only ever serves later decisions. finish reads only the
+	// decisions and violations.
+	last := -1
 	for i := range t.Messages {
+		if m := &t.Messages[i]; m.Role == RoleAssistant && !m.IsHidden() && (m.Content != "" || len(m.ToolCalls) > 0) {
+			last = i
+		}
+	}
+	for i := range t.Messages[:last+1] {
 		m := &t.Messages[i]
 		c.pos = i
 		if m.IsHidden() {
@@ -482,6 +495,10 @@ func (c *checker) run() Result {
 		}
 		switch m.Role {
 		case RoleAssistant:
+			if i == last {
+				c.decide(i)
+				break
+			}
 			c.assistant(i)
 		case RoleUser:
 			c.indexText(i, srcUser, m.Content)

@@ -163,7 +163,7 @@ func (c *checker) attrScore(cand *candidate, msg int, detail bool) (int, []strin
 			continue // the same value under another key
 		}
 		e := &c.ents[a.ent]
-		if e.small || c.rt.weakTokens[e.key] {
+		if e.small || c.weakToken(e) {
 			continue
 		}
 		if e.user.ok() && int(e.user.msg) < msg {

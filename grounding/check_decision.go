@@ -33,17 +33,7 @@ func nowhere() Evidence {
 func (c *checker) assistant(i int) {
 	m := &c.t.Messages[i]
 	first := len(c.res.Decisions)
-	// Prose is scanned once, for the reply's check and for the index.
-	prose := m.Content != "" && !looksJSON(m.Content) && c.sc.refYear != 0
-	if prose {
-		c.scanProse(m.Content, &c.rbuf)
-	}
-	if m.Content != "" {
-		c.replyDecision(i, prose)
-	}
-	for k := range m.ToolCalls {
-		c.callDecision(i, k)
-	}
+	prose := c.decide(i)
 	// Values the agent introduced without support: tool echoes of them will
 	// support nothing.
 	var bad map[string]bool
@@ -98,6 +88,25 @@ func (c *checker) assistant(i int) {
 		}
 		c.sc.pendingMD = c.sc.pendingMD[:0]
 	}
+}
+
+// decide checks the decisions of a visible assistant message: its text
+// reply, then its calls. It reports whether the reply was scanned as prose
+// into c.rbuf.
+func (c *checker) decide(i int) bool {
+	m := &c.t.Messages[i]
+	// Prose is scanned once, for the reply's check and for the index.
+	prose := m.Content != "" && !looksJSON(m.Content) && c.sc.refYear != 0
+	if prose {
+		c.scanProse(m.Content, &c.rbuf)
+	}
+	if m.Content != "" {
+		c.replyDecision(i, prose)
+	}
+	for k := range m.ToolCalls {
+		c.callDecision(i, k)
+	}
+	return prose
 }
 
 // decodeJSONString decodes a JSON string with escapes. It is apart from
@@ -546,13 +555,25 @@ func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProf
 	return ArgProfile{Role: RoleIdentifier}
 }
 
+// nameHasPart reports strings.HasSuffix(n, "_"+p) ||
+// strings.HasPrefix(n, p+"_") without building the two strings.
+func nameHasPart(n, p string) bool {
+	if len(n) <= len(p) {
+		return false
+	}
+	if k := len(n) - len(p); n[k-1] == '_' && n[k:] == p {
+		return true
+	}
+	return n[len(p)] == '_' && n[:len(p)] == p
+}
+
 func roleFromName(n string) string {
 	if n == "" {
 		return ""
 	}
 	has := func(parts ...string) bool {
 		for _, p := range parts {
-			if n == p || strings.HasSuffix(n, "_"+p) || strings.HasPrefix(n, p+"_") {
+			if n == p || nameHasPart(n, p) {
 				return true
 			}
 		}

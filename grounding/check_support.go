@@ -111,11 +111,27 @@ func (c *checker) describeNorm(n normKind, text, raw string) string {
 	case nkIDPart:
 		return q + " → " + raw + " (number part of an identifier)"
 	}
-	if _, err := strconv.ParseFloat(strings.ReplaceAll(text, ",", ""), 64); err == nil {
-		return q + " → " + raw + " (number form)"
+	if mayParseFloat(text) {
+		if _, err := strconv.ParseFloat(strings.ReplaceAll(text, ",", ""), 64); err == nil {
+			return q + " → " + raw + " (number form)"
+		}
 	}
 	return q + " → " + raw + " (case and spacing)"
 }
+
+// mayParseFloat is false for a text that strconv.ParseFloat rejects
+// once its commas are dropped, for want of a byte any number, "inf" or
+// "nan" starts with: the test spares the error ParseFloat allocates.
+func mayParseFloat(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c != ',' {
+			return floatStart[c]
+		}
+	}
+	return true // "" (ParseFloat rejects it; let it say so)
+}
+
+var floatStart = byteSet("+-.0123456789iInN")
 
 // support checks one argument value for its role.
 func (c *checker) support(l argLeaf, ap ArgProfile, schema *toolSchema, d *DecisionResult, ci *callInfo, msg int) finding {
@@ -753,7 +769,7 @@ func (c *checker) derive(v float64, msg int) (string, bool) {
 	if key == 0 {
 		key = 0 // -0
 	}
-	if r, ok := c.sums[key]; ok && r.msg(c) < msg {
+	if r, ok := c.sums.get(key); ok && r.msg(c) < msg {
 		return r.text(c), true
 	}
 	// Recent non-agent messages with numbers.
@@ -875,9 +891,6 @@ func (r sumRef) text(c *checker) string {
 // to 8 values give every subset sum, wider groups of up to 6 too, else only
 // the total.
 func (c *checker) groupSumsUpTo(msg int) {
-	if c.sums == nil {
-		c.sums = map[float64]sumRef{}
-	}
 	for _, m := range c.jsonMsgs {
 		if int(m) >= msg || int(m) <= c.summedTo {
 			continue
@@ -889,57 +902,8 @@ func (c *checker) groupSumsUpTo(msg int) {
 		c.groupAt.reset()
 		g0 := len(c.sumGroups)
 		c.groupVals = c.groupVals[:0]
-		join := func(key []byte, f float64) {
-			h := hashKey(key)
-			g, slot, ok := c.groupAt.find(h, string(key))
-			if !ok {
-				g = int32(len(c.sumGroups))
-				k := c.slab.cut(key)
-				c.groupAt.insert(slot, h, k, g)
-				c.sumGroups = append(c.sumGroups, sumGroup{label: k[2:], msg: int(m), wide: key[0] == 'w'})
-			}
-			c.groupVals = append(c.groupVals, groupVal{g, f})
-		}
-		c.jw.walkLeaves(content, func(w *jsonWalker, kind byte, s string, f float64, start, end int) {
-			if kind != 'n' {
-				return
-			}
-			// siblings: only the last index wildcarded
-			last := -1
-			for i := len(w.segs) - 1; i >= 0; i-- {
-				if w.segs[i].key == "" && w.segs[i].index >= 0 {
-					last = i
-					break
-				}
-			}
-			if last >= 0 {
-				saved := w.segs[last].index
-				w.segs[last].index = wildIndex
-				c.groupKey = w.appendPath(append(c.groupKey[:0], "s\x00"...))
-				w.segs[last].index = saved
-				join(c.groupKey, f)
-			}
-			// wide: every index and id-like key wildcarded
-			b := append(c.groupKey[:0], "w\x00"...)
-			wild := false
-			for _, sg := range w.segs {
-				switch {
-				case sg.key == "" && sg.index >= 0:
-					b = append(b, "[*]"...)
-					wild = true
-				case strings.IndexAny(sg.key, "0123456789") >= 0:
-					b = append(b, ".*"...)
-					wild = true
-				default:
-					b = append(b, '.')
-					b = append(b, sg.key...)
-				}
-			}
-			c.groupKey = b
-			if wild {
-				join(b, f)
-			}
-		})
+		c.groupMsg = int(m)
+		c.jw.walkLeaves(content, c.onGroupLeaf)
 		// Each group's numbers in order, cut from the trajectory's store.
 		for g := g0; g < len(c.sumGroups); g++ {
 			x0 := len(c.sumVals)
@@ -986,6 +950,75 @@ func (c *checker) groupSumsUpTo(msg int) {
 	}
 }
 
+// groupLeaf is groupSumsUpTo's walkLeaves callback (kept as one method
+// value, c.onGroupLeaf, so walking allocates no closure): a number joins
+// its siblings' group and its wide group.
+func (c *checker) groupLeaf(w *jsonWalker, kind byte, s string, f float64, start, end int) {
+	if kind != 'n' {
+		return
+	}
+	// siblings: only the last index wildcarded
+	last := -1
+	for i := len(w.segs) - 1; i >= 0; i-- {
+		if w.segs[i].key == "" && w.segs[i].index >= 0 {
+			last = i
+			break
+		}
+	}
+	if last >= 0 {
+		saved := w.segs[last].index
+		w.segs[last].index = wildIndex
+		c.groupKey = w.appendPath(append(c.groupKey[:0], "s\x00"...))
+		w.segs[last].index = saved
+		c.joinGroup(c.groupKey, f)
+	}
+	// wide: every index and id-like key wildcarded
+	b := append(c.groupKey[:0], "w\x00"...)
+	wild := false
+	for _, sg := range w.segs {
+		switch {
+		case sg.key == "" && sg.index >= 0:
+			b = append(b, "[*]"...)
+			wild = true
+		case hasDigit(sg.key):
+			b = append(b, ".*"...)
+			wild = true
+		default:
+			b = append(b, '.')
+			b = append(b, sg.key...)
+		}
+	}
+	c.groupKey = b
+	if wild {
+		c.joinGroup(b, f)
+	}
+}
+
+// hasDigit reports whether s has an ASCII digit (strings.IndexAny(s,
+// "0123456789") >= 0, without building its byte set each call).
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if digitByte(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinGroup adds f to the group of key in message c.groupMsg, making the
+// group on its first number.
+func (c *checker) joinGroup(key []byte, f float64) {
+	h := hashKey(key)
+	g, slot, ok := c.groupAt.find(h, string(key))
+	if !ok {
+		g = int32(len(c.sumGroups))
+		k := c.slab.cut(key)
+		c.groupAt.insert(slot, h, k, g)
+		c.sumGroups = append(c.sumGroups, sumGroup{label: k[2:], msg: c.groupMsg, wide: key[0] == 'w'})
+	}
+	c.groupVals = append(c.groupVals, groupVal{g, f})
+}
+
 // groupVal is a number of an observation and the group it joins.
 type groupVal struct {
 	g int32
@@ -1005,9 +1038,7 @@ func (c *checker) addSum(r sumRef) {
 	if v == 0 {
 		v = 0 // -0 and 0 are both n:0
 	}
-	if _, ok := c.sums[v]; !ok {
-		c.sums[v] = r
-	}
+	c.sums.addIfAbsent(v, r)
 }
 
 // deriveDate finds a date the user described relative to a visible one:

@@ -212,6 +212,15 @@ func (c *checker) idLike(s string) int {
 	if len(s) < 3 || len(s) > 64 {
 		return 0
 	}
+	// Most words of prose are lower-case letters only, which no rule below
+	// accepts (no digit, '@', '#' or capital).
+	k := 0
+	for k < len(s) && s[k]-'a' < 26 {
+		k++
+	}
+	if k == len(s) {
+		return 0
+	}
 	letters, digits, upper, other := 0, 0, 0, 0
 	dash := false
 	at, dot := -1, -1 // first '@' and '.'
@@ -534,19 +543,22 @@ func asciiLower(s string) string {
 	if !hasASCIIUpper(s) {
 		return s
 	}
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		b[i] = lowerByte(s[i])
-	}
+	b := []byte(s)
+	lowerASCIIInPlace(b)
 	return string(b)
 }
 
 // reportsDone reports whether a lower-cased sentence states that a write
 // happened.
 func reportsDone(low string) bool {
-	if hypotheticalSet.contains(low) {
-		return false
-	}
+	// Both tests are pure: the done verbs, which few sentences have, are
+	// looked for first, the hypothetical phrases only in a sentence with one.
+	return hasDoneVerb(low) && !hypotheticalSet.contains(low)
+}
+
+// hasDoneVerb reports whether a lower-cased sentence has a done verb closely
+// after an auxiliary (doneAt).
+func hasDoneVerb(low string) bool {
 	// Every occurrence of a done verb, found as in mayReportDone: the "ed"
 	// verbs at the "ed"s of the sentence, then "sent".
 	for off := 0; ; {

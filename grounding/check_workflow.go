@@ -59,7 +59,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 			return
 		}
 		e := &c.ents[id]
-		if e.small || c.rt.weakTokens[k] || len(k) <= 3 {
+		if e.small || c.weakToken(e) || len(k) <= 3 {
 			return
 		}
 		ents = append(ents, id)

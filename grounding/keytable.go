@@ -1,6 +1,10 @@
 package grounding
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"math"
+	"math/bits"
+)
 
 // keyTable maps canonical keys to int32 values (entry ids, base occurrence
 // indexes). It is an open-addressing table keyed by a 64-bit hash of the
@@ -188,5 +192,93 @@ func (ps *pairSet) reset() {
 	if ps.gen == 0 {
 		clear(ps.slots)
 		ps.gen = 1
+	}
+}
+
+// floatTable maps float64 values to sumRefs: open addressing over the
+// values' bits, reset by generation like keyTable. It holds the checker's
+// group sums (every total and subset sum of every observation's groups),
+// where a map[float64] cost two hashed probes per insert-if-absent. Keys
+// are compared by their bits, so a caller must fold -0 into 0, and NaN is
+// never inserted (a map never finds it either).
+type floatTable struct {
+	slots []floatSlot
+	shift uint // 64 - log2(len(slots)): slots are picked by the hash's top bits
+	n     int
+	gen   uint32
+}
+
+type floatSlot struct {
+	bits uint64
+	gen  uint32
+	r    sumRef
+}
+
+func (ft *floatTable) slot(bits uint64) uint64 {
+	// The top bits of the product depend on every bit of the value (the low
+	// bits of a small integer's float are all zero).
+	return (bits * 0x9E3779B97F4A7C15) >> ft.shift
+}
+
+// get returns the sumRef of v.
+func (ft *floatTable) get(v float64) (sumRef, bool) {
+	if len(ft.slots) == 0 || v != v {
+		return sumRef{}, false
+	}
+	bits := math.Float64bits(v)
+	mask := uint64(len(ft.slots) - 1)
+	for i := ft.slot(bits); ; i = (i + 1) & mask {
+		s := &ft.slots[i]
+		if s.gen != ft.gen {
+			return sumRef{}, false
+		}
+		if s.bits == bits {
+			return s.r, true
+		}
+	}
+}
+
+// addIfAbsent keeps r for v unless v has one already.
+func (ft *floatTable) addIfAbsent(v float64, r sumRef) {
+	if 2*(ft.n+1) > len(ft.slots) {
+		ft.grow()
+	}
+	bits := math.Float64bits(v)
+	mask := uint64(len(ft.slots) - 1)
+	for i := ft.slot(bits); ; i = (i + 1) & mask {
+		s := &ft.slots[i]
+		if s.gen != ft.gen {
+			*s = floatSlot{bits: bits, gen: ft.gen, r: r}
+			ft.n++
+			return
+		}
+		if s.bits == bits {
+			return
+		}
+	}
+}
+
+func (ft *floatTable) grow() {
+	if ft.gen == 0 {
+		ft.gen = 1
+	}
+	old := ft.slots
+	ft.slots = make([]floatSlot, max(64, 2*len(old)))
+	ft.shift = uint(64 - bits.TrailingZeros(uint(len(ft.slots))))
+	ft.n = 0
+	for _, s := range old {
+		if s.gen == ft.gen {
+			ft.addIfAbsent(math.Float64frombits(s.bits), s.r)
+		}
+	}
+}
+
+// reset empties the table, keeping its size.
+func (ft *floatTable) reset() {
+	ft.n = 0
+	ft.gen++
+	if ft.gen == 0 {
+		clear(ft.slots)
+		ft.gen = 1
 	}
 }

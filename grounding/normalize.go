@@ -242,8 +242,8 @@ func appendStringKey(b []byte, s string) []byte {
 	b = b[:start+len(s)]
 	sep := false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if keySep[c] {
+		c := keyByte[s[i]]
+		if c == keyByteSep {
 			sep = true
 			continue
 		}
@@ -252,7 +252,7 @@ func appendStringKey(b []byte, s string) []byte {
 			n++
 		}
 		sep = false
-		b[n] = lowerByte(c)
+		b[n] = byte(c)
 		n++
 	}
 	return b[:n]
@@ -261,6 +261,21 @@ func appendStringKey(b []byte, s string) []byte {
 // keySep marks the separators that fold to '_' in a string key: space,
 // '-', '_', tab, newline, CR.
 var keySep = [256]bool{' ': true, '-': true, '_': true, '\t': true, '\n': true, '\r': true}
+
+// keyByte is what appendStringKey writes for a byte: keyByteSep for a
+// separator (keySep), else the byte lowered (lowerByte). One load replaces
+// both tests.
+var keyByte = func() (t [256]uint16) {
+	for i := range t {
+		t[i] = uint16(lowerByte(byte(i)))
+		if keySep[i] {
+			t[i] = keyByteSep
+		}
+	}
+	return t
+}()
+
+const keyByteSep = 0x100
 
 // stringKey returns the canonical key of a string value.
 func stringKey(s string) string { return string(appendStringKey(nil, s)) }
@@ -420,8 +435,6 @@ func parseNumber(s string) (float64, bool) {
 // resolves dates written without a year; refDate resolves "today".
 type textScanner struct {
 	out     *mentionBuf
-	lw      [16]byte
-	lwFor   string // the word lw holds lowered (lowerWord)
 	refYear int
 	refDate [3]int // y, m, d; zero when unknown
 	smallAt float64
@@ -484,10 +497,7 @@ func (sc *textScanner) scan(text string, base int) {
 		if i >= len(text) {
 			break
 		}
-		j := i
-		for j < len(text) && !spaceByte(text[j]) {
-			j++
-		}
+		j := wordEnd(text, i)
 		raw, st := trimProse(text[i:j], base+i)
 		i = j
 		if raw == "" {
@@ -495,9 +505,9 @@ func (sc *textScanner) scan(text string, base int) {
 			continue
 		}
 		month, day := 0, 0
-		lower := sc.lowerWord(raw)
-		of := string(lower) == "of" || string(lower) == "the"
-		if mo := monthOf(lower); mo > 0 && (len(lower) > 3 || raw[0] >= 'A' && raw[0] <= 'Z') {
+		wi := lookupWord(raw)
+		of := wi.ofThe()
+		if mo := wi.month(); mo > 0 && (len(raw) > 3 || raw[0] >= 'A' && raw[0] <= 'Z') {
 			month = mo
 			if prevDay > 0 {
 				// "20 May", "20th of May": the day was reported as a number
@@ -536,7 +546,7 @@ func (sc *textScanner) scan(text string, base int) {
 			prevMonth, prevDay = 0, 0
 			continue
 		}
-		sc.token(raw, st, &i, text, base)
+		sc.tokenWord(raw, wi, st, &i, text, base)
 		if month > 0 {
 			prevMonth, prevMonthStart = month, st
 		} else {
@@ -548,23 +558,6 @@ func (sc *textScanner) scan(text string, base int) {
 			prevDay = 0
 		}
 	}
-}
-
-// lowerWord lower-cases a short word into the scanner's scratch array; the
-// result is valid until the next call. Longer words give nil: none of the
-// words looked up this way (months, number words, "today") is long.
-func (sc *textScanner) lowerWord(s string) []byte {
-	if len(s) > len(sc.lw) {
-		return nil
-	}
-	if s == sc.lwFor { // scan and token lower the same token in turn
-		return sc.lw[:len(s)]
-	}
-	for i := 0; i < len(s); i++ {
-		sc.lw[i] = lowerByte(s[i])
-	}
-	sc.lwFor = s
-	return sc.lw[:len(s)]
 }
 
 // dayNumber accepts "20", "20th", "1st", "22nd", "3rd" as a day of month.
@@ -644,38 +637,67 @@ func stopWord(s string) bool {
 
 // stopWordLower is stopWord for a word already lower-cased.
 func stopWordLower(w []byte) bool {
-	if len(w) > 6 {
+	if len(w) == 0 || len(w) > 6 {
 		return false
 	}
-	switch string(w) {
-	case "the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
-		"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
-		"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
-		"do", "does", "did", "not", "but", "so", "than", "then", "there", "these", "those", "what", "which",
-		"who", "when", "where", "how", "all", "any", "each", "may", "must", "would", "could", "should", "also",
-		"into", "about", "after", "only", "just", "more", "most", "other", "such", "same", "like", "please":
-		return true
+	// The word packed in an integer is looked up in an open-addressing set
+	// of the stop words packed alike: no string comparison per word.
+	v := packWord(w)
+	for i := stopSlot(v); ; i = (i + 1) & (len(stopSet) - 1) {
+		switch stopSet[i] {
+		case v:
+			return true
+		case 0:
+			return false
+		}
 	}
-	return false
 }
+
+// packWord packs a word of at most 7 bytes and its length into an integer;
+// distinct words give distinct integers, and none gives 0.
+func packWord(w []byte) uint64 {
+	v := uint64(len(w)) << 56
+	for i, c := range w {
+		v |= uint64(c) << (8 * i)
+	}
+	return v
+}
+
+func stopSlot(v uint64) int { return int((v * 0x9E3779B97F4A7C15) >> 56) }
+
+// stopWords are the words stopWordLower reports.
+var stopWords = []string{"the", "a", "an", "and", "or", "of", "to", "in", "for", "on", "is", "are", "was", "were", "be", "been",
+	"you", "your", "i", "it", "its", "this", "that", "with", "as", "at", "by", "from", "if", "can", "will",
+	"me", "my", "we", "our", "us", "they", "their", "them", "he", "she", "his", "her", "has", "have", "had",
+	"do", "does", "did", "not", "but", "so", "than", "then", "there", "these", "those", "what", "which",
+	"who", "when", "where", "how", "all", "any", "each", "may", "must", "would", "could", "should", "also",
+	"into", "about", "after", "only", "just", "more", "most", "other", "such", "same", "like", "please"}
+
+// stopSet holds the stop words packed by packWord, at most a third full.
+var stopSet = func() (t [256]uint64) {
+	for _, w := range stopWords {
+		v := packWord([]byte(w))
+		i := stopSlot(v)
+		for t[i] != 0 {
+			i = (i + 1) & (len(t) - 1)
+		}
+		t[i] = v
+	}
+	return t
+}()
 
 func (sc *textScanner) word(s string, start, end int, kind mkind, norm normKind) {
-	sc.wordLower(s, nil, start, end, kind, norm)
+	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord && stopWord(s) {
+		return // prose, not a JSON value
+	}
+	sc.wordStop(s, false, start, end, kind, norm)
 }
 
-// wordLower is word for s whose lower-cased form is lower when it is not
-// nil (the token classification has it already).
-func (sc *textScanner) wordLower(s string, lower []byte, start, end int, kind mkind, norm normKind) {
-	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord {
-		stop := false
-		if lower != nil {
-			stop = stopWordLower(lower)
-		} else {
-			stop = stopWord(s)
-		}
-		if stop {
-			return // prose, not a JSON value
-		}
+// wordStop is word for s whose stopWord is stop (the token classification
+// has it already).
+func (sc *textScanner) wordStop(s string, stop bool, start, end int, kind mkind, norm normKind) {
+	if sc.ctx.p1 == sc.ctx.p0 && kind == mWord && stop {
+		return // prose, not a JSON value
 	}
 	m := sc.add(kind, start, end, norm)
 	sc.out.arena = appendStringKey(sc.out.arena, s)
@@ -734,6 +756,11 @@ func peekAMPM(text string, i int) (pm bool, skip, end int, ok bool) {
 // token classifies one trimmed token. i points after the token in text and
 // is advanced when the token swallows the next one ("7:00 PM").
 func (sc *textScanner) token(s string, start int, i *int, text string, base int) {
+	sc.tokenWord(s, lookupWord(s), start, i, text, base)
+}
+
+// tokenWord is token for s whose lookupWord is wi.
+func (sc *textScanner) tokenWord(s string, wi wordInfo, start int, i *int, text string, base int) {
 	end := start + len(s)
 	// $ amounts
 	if s[0] == '$' || (len(s) > 1 && s[0] == '-' && s[1] == '$') {
@@ -836,21 +863,20 @@ func (sc *textScanner) token(s string, start int, i *int, text string, base int)
 		}
 	}
 	// words and identifiers
-	lower := sc.lowerWord(s)
-	if v, ok := numberWord(lower); ok {
-		sc.number(float64(v), mNum, start, end, nkNumberWord)
+	if wi.num() > 0 {
+		sc.number(float64(wi.num()-1), mNum, start, end, nkNumberWord)
 		return
 	}
 	if sc.refDate[0] != 0 {
-		switch string(lower) {
-		case "today", "tonight":
+		switch wi.day() {
+		case dayToday:
 			sc.date(sc.refDate[0], sc.refDate[1], sc.refDate[2], start, end, nkToday)
-		case "tomorrow":
+		case dayTomorrow:
 			y, mo, d := addDays(sc.refDate, 1)
 			sc.date(y, mo, d, start, end, nkTomorrow)
 		}
 	}
-	sc.wordLower(s, lower, start, end, mWord, nkNone)
+	sc.wordStop(s, wi.stop(), start, end, mWord, nkNone)
 	// Plural words also stand for their singular ("certificates").
 	if len(s) > 4 && (s[len(s)-1] == 's' || s[len(s)-1] == 'S') && letterByte(s[len(s)-2]) && onlyLetters(s) {
 		sc.word(s[:len(s)-1], start, end, mWord, nkPlural)

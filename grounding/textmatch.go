@@ -1,6 +1,9 @@
 package grounding
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // phraseSet tests a text for any of a fixed list of phrases. The checks run
 // lists of a dozen or two phrases (yes words, confirmation prompts, count
@@ -22,6 +25,18 @@ type phraseSet struct {
 	anchors []phraseAnchor
 	byFirst [256][]string
 	empty   bool // the list has "": every test falls back to the plain loop
+	// With every phrase two bytes or longer, each anchors a phrase on its
+	// rarest byte pair instead (bigrams, found through the bitmap bigramBits
+	// of their 16-bit values) and searches the text in one pass.
+	bigrams    []phraseBigram
+	bigramBits *[1 << 10]uint64
+}
+
+// phraseBigram is one anchor byte pair (b0 | b1<<8) and the phrases
+// anchored on it.
+type phraseBigram struct {
+	bg      uint16
+	phrases []anchoredPhrase
 }
 
 // phraseAnchor is one anchor byte and the phrases anchored on it.
@@ -72,6 +87,27 @@ func newPhraseSet(list []string) *phraseSet {
 		}
 		ps.anchors[k].phrases = append(ps.anchors[k].phrases, anchoredPhrase{p, off})
 	}
+	if !ps.empty && !slices.ContainsFunc(list, func(p string) bool { return len(p) < 2 }) {
+		ps.bigramBits = new([1 << 10]uint64)
+		for _, p := range list {
+			off := 0
+			for i := 1; i+1 < len(p); i++ {
+				if byteRarity[p[i]]+byteRarity[p[i+1]] > byteRarity[p[off]]+byteRarity[p[off+1]] {
+					off = i
+				}
+			}
+			bg := uint16(p[off]) | uint16(p[off+1])<<8
+			ps.bigramBits[bg>>6] |= 1 << (bg & 63)
+			k := 0
+			for k < len(ps.bigrams) && ps.bigrams[k].bg != bg {
+				k++
+			}
+			if k == len(ps.bigrams) {
+				ps.bigrams = append(ps.bigrams, phraseBigram{bg: bg})
+			}
+			ps.bigrams[k].phrases = append(ps.bigrams[k].phrases, anchoredPhrase{p, off})
+		}
+	}
 	return ps
 }
 
@@ -103,6 +139,33 @@ func (ps *phraseSet) each(s string, f func(k int, p string) bool) {
 					return
 				}
 				off += k + 1
+			}
+		}
+		return
+	}
+	if ps.bigramBits != nil {
+		bits := ps.bigramBits
+		if len(s) < 2 {
+			return
+		}
+		prev := uint16(s[0])
+		for j := 1; j < len(s); j++ {
+			// the pair s[k], s[k+1] with k = j-1, one byte loaded per step
+			bg := prev | uint16(s[j])<<8
+			prev = bg >> 8
+			if bits[bg>>6]&(1<<(bg&63)) == 0 {
+				continue
+			}
+			k := j - 1
+			for _, a := range ps.bigrams {
+				if a.bg != bg {
+					continue
+				}
+				for _, ap := range a.phrases {
+					if i := k - ap.off; i >= 0 && strings.HasPrefix(s[i:], ap.p) && !f(i, ap.p) {
+						return
+					}
+				}
 			}
 		}
 		return
@@ -149,16 +212,30 @@ func (ps *phraseSet) containsWord(s string) bool {
 		return false
 	}
 	// An occurrence must start where no word byte precedes, so only those
-	// positions are compared.
-	for i := 0; i < len(s); i++ {
-		if i > 0 && wordByte(s[i-1]) {
-			continue
-		}
-		for _, p := range ps.byFirst[s[i]] {
-			if strings.HasPrefix(s[i:], p) && (i+len(p) == len(s) || !wordByte(s[i+len(p)])) {
+	// positions are compared: after a word byte, the rest of its word is
+	// skipped, and the position after the byte that ends it is next.
+	for i := 0; i < len(s); {
+		c := s[i]
+		for _, p := range ps.byFirst[c] {
+			if strings.HasPrefix(s[i:], p) && (i+len(p) == len(s) || !wordByteTab[s[i+len(p)]]) {
 				return true
 			}
+		}
+		i++
+		if wordByteTab[c] {
+			for i < len(s) && wordByteTab[s[i]] {
+				i++
+			}
+			i++ // preceded by the word's last byte
 		}
 	}
 	return false
 }
+
+// wordByteTab is wordByte as a table.
+var wordByteTab = func() (t [256]bool) {
+	for i := range t {
+		t[i] = wordByte(byte(i))
+	}
+	return t
+}()

@@ -85,6 +85,19 @@ type entry struct {
 	// hidden is set lazily: -2 unknown, -1 not in hidden context, else the
 	// index into checker.hiddenOccs of the first hidden occurrence.
 	small bool // a small integer
+	// weak caches c.rt.weakTokens[key]: 0 not looked up yet, 1 weak, 2 not.
+	weak int8
+}
+
+// weakToken is c.rt.weakTokens[e.key], looked up once per entry.
+func (c *checker) weakToken(e *entry) bool {
+	if e.weak == 0 {
+		e.weak = 2
+		if c.rt.weakTokens[e.key] {
+			e.weak = 1
+		}
+	}
+	return e.weak == 1
 }
 
 // candidate is one value of a kind listed by an observation, with the keys
@@ -483,10 +496,7 @@ func (s *scratchSlab) cutLower(p string) string {
 	if out == "" {
 		return out
 	}
-	b := unsafe.Slice(unsafe.StringData(out), len(out)) // the slab's bytes, not yet read by anyone
-	for i, ch := range b {
-		b[i] = lowerByte(ch)
-	}
+	lowerASCIIInPlace(unsafe.Slice(unsafe.StringData(out), len(out))) // the slab's bytes, not yet read by anyone
 	return out
 }
 
@@ -803,7 +813,13 @@ func phraseWords(phrase string) []string {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load64(s, i)&swarHigh != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
@@ -812,7 +828,13 @@ func isASCII(s string) bool {
 }
 
 func hasASCIIUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if swarUpper(load64(s, i)) != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= 'A' && s[i] <= 'Z' {
 			return true
 		}
@@ -906,7 +928,7 @@ func (c *checker) lowOf(msg int) *lowText {
 				return lt
 			}
 		}
-		lt.upper, lt.ascii = hasASCIIUpper(content), isASCII(content)
+		lt.upper, lt.ascii = asciiInfo(content)
 		if lt.upper && lt.ascii {
 			// Only this trajectory's checks read it: lower it into the
 			// scratch slab rather than a string of its own.

@@ -1,0 +1,92 @@
+package grounding
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
+
+// Word-at-a-time (SWAR) helpers for the byte scans every message gets:
+// "is it ASCII", "has it an upper-case ASCII letter", "lower its ASCII
+// letters". Each handles eight bytes per step instead of one, with the
+// exact byte-by-byte results of the plain loops.
+
+const (
+	swarOnes = 0x0101010101010101
+	swarHigh = 0x8080808080808080
+)
+
+// swarUpper returns 0x80 in each byte of w that is an ASCII upper-case
+// letter ('A'..'Z'), 0 elsewhere. Bytes with the high bit set are never
+// letters. The additions cannot carry from one byte into the next: each
+// byte's low seven bits plus at most 0x3f stay below 0x100.
+func swarUpper(w uint64) uint64 {
+	h := w &^ swarHigh
+	ge := h + (0x80-'A')*swarOnes   // high bit set where h >= 'A'
+	gt := h + (0x80-'Z'-1)*swarOnes // high bit set where h > 'Z'
+	return ge &^ gt &^ w & swarHigh
+}
+
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+}
+
+// asciiInfo returns hasASCIIUpper(s) and isASCII(s) in one pass.
+func asciiInfo(s string) (upper, ascii bool) {
+	var hi, up uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s, i)
+		hi |= w
+		up |= swarUpper(w)
+	}
+	upper, ascii = up != 0, hi&swarHigh == 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			ascii = false
+		} else if c >= 'A' && c <= 'Z' {
+			upper = true
+		}
+	}
+	return upper, ascii
+}
+
+// lowerASCIIInPlace lowers the ASCII upper-case letters of b, leaving every
+// other byte as it is (lowerByte for each byte).
+func lowerASCIIInPlace(b []byte) {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if u := swarUpper(w); u != 0 {
+			binary.LittleEndian.PutUint64(b[i:], w|u>>2) // 0x80>>2 = 'a'-'A'
+		}
+	}
+	for ; i < len(b); i++ {
+		b[i] = lowerByte(b[i])
+	}
+}
+
+// wordEnd returns the index of the first spaceByte in text at or after i,
+// len(text) when none: the end of the word starting at i.
+func wordEnd(text string, i int) int {
+	for i+8 <= len(text) {
+		w := load64(text, i)
+		// 0x80 in the bytes below 0x21 (of those below 0x80); a borrow can
+		// only flag bytes above a flagged one, so the lowest is exact.
+		m := (w - 0x21*swarOnes) &^ w & swarHigh
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		if spaceByte(text[i]) {
+			return i
+		}
+		i++ // a control byte, not a space: the word goes on
+	}
+	for i < len(text) && !spaceByte(text[i]) {
+		i++
+	}
+	return i
+}
