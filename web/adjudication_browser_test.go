@@ -224,6 +224,11 @@ func TestBrowserAdjudication(t *testing.T) {
 		if hid := evalString(t, ann, markHiddenJS); hid != "" {
 			t.Errorf("after %q the evidence mark is scrolled out of %s", key, hid)
 		}
+		// The mark must not move the text it marks: a margin or padding
+		// reads as spaces inside an id in monospace JSON.
+		if box := evalString(t, ann, `(function(){var m=document.querySelector("#review mark.evidence"); if(!m) return "none"; var s=getComputedStyle(m); return [s.marginLeft,s.marginRight,s.paddingLeft,s.paddingRight].join(" ")})()`); box != "0px 0px 0px 0px" && box != "none" {
+			t.Errorf("after %q the evidence mark has margins and padding %s: it shifts the marked text", key, box)
+		}
 		if slices.Contains(held, next) {
 			t.Errorf("after %q the screen shows item %s again", key, next)
 		}
