@@ -98,7 +98,7 @@ func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Summary = count(pr.Remaining) + " open items match · " + count(pr.Done) + " of " + count(pr.Items) + " queued items settled (" +
-		percent(pr.Done, pr.Items) + ") · " + count(pr.Conflicts) + " in review"
+		percent(pr.Done, pr.Items) + ") · " + plural(pr.Conflicts, "conflict") + " waiting for a lead"
 	p.Empty = "No " + state + " items match these filters."
 	if state == "all" {
 		p.Empty = "No items match these filters."

@@ -86,7 +86,7 @@ func (h *Review) Show(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, grounding.ErrNotFound):
 		h.screen(w, r, u, f, http.StatusOK, views.Notice{Tone: "warn", Text: "Decision " + strconv.Itoa(at.Ordinal+1) +
-			" is not open to you: it is settled, waits for a lead, is held by as many annotators as it needs, or has your verdict already. Here is the queue's next item."}, nil)
+			" is not open to you: it is settled, waits for a lead, is held by as many annotators as it needs, or you judged or skipped it already. Here is the queue's next item."}, nil)
 	case err != nil:
 		h.fail(w, r, err)
 	default:
@@ -195,13 +195,14 @@ func (h *Review) keepNote(r *http.Request, u grounding.User, itemID int64) (stri
 	if strings.TrimSpace(note) == "" {
 		return "", nil
 	}
-	if _, _, err := h.store.AddNote(r.Context(), u.ID, itemID, note); err != nil {
+	e, _, err := h.store.AddNote(r.Context(), u.ID, itemID, note)
+	if err != nil {
 		if errors.Is(err, grounding.ErrInvalid) {
 			return "", Error(http.StatusUnprocessableEntity, "A note has at most 4,000 characters; nothing was recorded.")
 		}
 		return "", err
 	}
-	return " Your note on it is saved.", nil
+	return " Your note on decision " + strconv.Itoa(e.Ordinal+1) + ", the one you left, is saved there.", nil
 }
 
 // Undo undoes the verdict the page offered (form field event) and shows
@@ -447,7 +448,7 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 		RunOver:   over,
 	}
 	if pr.Conflicts > 0 {
-		p.Progress.Conflicts = count(pr.Conflicts) + " in review"
+		p.Progress.Conflicts = plural(pr.Conflicts, "conflict") + " waiting for a lead"
 	}
 	return nil
 }

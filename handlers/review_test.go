@@ -141,7 +141,7 @@ func (f *fakeAdjudication) NotesBy(_ context.Context, userID, tid int64, ord int
 	h, err := f.HistoryFn(tid, ord)
 	var out []grounding.VerdictEvent
 	for _, e := range h.Events {
-		if e.Kind == grounding.EventNote && e.UserID == userID {
+		if e.Note != "" && e.UserID == userID {
 			out = append(out, e)
 		}
 	}
@@ -685,7 +685,7 @@ func TestReviewKeepsUnsavedNote(t *testing.T) {
 	}
 	st.AddNoteFn = func(userID, itemID int64, note string) (grounding.VerdictEvent, bool, error) {
 		log = append(log, fmt.Sprintf("note %d %q", itemID, note))
-		return grounding.VerdictEvent{ID: 44, Kind: grounding.EventNote, Note: note}, false, nil
+		return grounding.VerdictEvent{ID: 44, Kind: grounding.EventNote, Note: note, ItemID: itemID, Ordinal: 3}, false, nil
 	}
 	st.SkipFn = func(userID, itemID int64) error {
 		log = append(log, fmt.Sprintf("skip %d", itemID))
@@ -716,10 +716,10 @@ func TestReviewKeepsUnsavedNote(t *testing.T) {
 		{post("/review/7/verdict", url.Values{"verdict": {"pass"}, "note": {"the user named it"}}),
 			[]string{`verdict 7 pass "the user named it"`}, "with your note"},
 		{post("/review/7/skip", url.Values{"note": {"not sure: ask a lead"}}),
-			[]string{`note 7 "not sure: ask a lead"`, "skip 7"}, "Your note on it is saved"},
+			[]string{`note 7 "not sure: ask a lead"`, "skip 7"}, "Your note on decision 4, the one you left, is saved there."},
 		{post("/review/7/skip", url.Values{"note": {"  "}}), []string{"skip 7"}, "Skipped"},
 		{post("/review/undo", url.Values{"event": {"41"}, "item": {"7"}, "note": {"half a thought"}}),
-			[]string{`note 7 "half a thought"`, "undo 41"}, "Your note on it is saved"},
+			[]string{`note 7 "half a thought"`, "undo 41"}, "Your note on decision 4, the one you left, is saved there."},
 	} {
 		log = nil
 		c.req.Header.Set("HX-Request", "true")

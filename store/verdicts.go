@@ -331,12 +331,13 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 }
 
 // NotesBy returns the notes the user left on a decision, oldest first: the
-// review screen shows annotators their own notes (one read, where History
-// is three).
+// events of theirs that carry one, notes and the notes sent with a verdict
+// (also one later undone). The review screen shows annotators their own
+// notes (one read, where History is three).
 func (db *DB) NotesBy(ctx context.Context, userID, trajectoryID int64, ordinal int) ([]grounding.VerdictEvent, error) {
 	var rows []eventRow
-	if err := db.sel(ctx, &rows, eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? AND e.user_id = ? AND e.kind = ? ORDER BY e.id`,
-		trajectoryID, ordinal, userID, grounding.EventNote); err != nil {
+	if err := db.sel(ctx, &rows, eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? AND e.user_id = ? AND e.note <> '' ORDER BY e.id`,
+		trajectoryID, ordinal, userID); err != nil {
 		return nil, storeErr(fmt.Sprintf("notes of user %d on decision %d of trajectory %d", userID, ordinal, trajectoryID), err)
 	}
 	out := make([]grounding.VerdictEvent, len(rows))

@@ -381,6 +381,19 @@ func TestBrowserJudgeFromTrajectory(t *testing.T) {
 		chromedp.KeyEvent(kb.Escape)); err != nil {
 		t.Fatal(err)
 	}
+	// A link away (htmx boosts it: no unload) asks first; declined, the
+	// screen and the note stay.
+	evalString(t, ann, `window.asked = "", window.confirm = function (q) { window.asked = q; return false; }, ""`)
+	if err := chromedp.Do(ann, chromedp.Click(chromedp.CSS(`#review a[href^="/queue"]`))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // a navigation, if one started, would have swapped the body
+	if asked := evalString(t, ann, `window.asked`); !strings.Contains(asked, "note") {
+		t.Errorf("leaving with an unsaved note asked %q, want a question about the note", asked)
+	}
+	if got := evalString(t, ann, `location.pathname + " " + (document.querySelector("[data-note-input]") || {value: "gone"}).value`); got != "/review typed, never saved" {
+		t.Errorf("after declining to leave: %q, want the review screen with the note", got)
+	}
 	next := press(t, ann, "a", "judge-03-next")
 	if next == item || next == "" {
 		t.Errorf("after the verdict the screen shows item %q, want the queue's next", next)

@@ -226,10 +226,22 @@
   });
 
   // A note typed and not saved goes with a verdict, skip or undo (their
-  // forms include it); leaving the page any other way asks first.
-  window.addEventListener("beforeunload", function (e) {
+  // forms include it); leaving the page any other way asks first: a
+  // boosted link (htmx swaps the body, so the browser never unloads the
+  // page) and a real unload alike.
+  function unsavedNote() {
     var note = document.querySelector("#review [data-note-input]");
-    if (note && note.value.trim() !== "") {
+    return !!note && note.value.trim() !== "";
+  }
+  document.addEventListener("htmx:confirm", function (e) {
+    if (e.detail.target !== document.body || !unsavedNote()) return;
+    e.preventDefault();
+    if (window.confirm("Your note on this decision is not saved. Leave the review screen anyway?")) {
+      e.detail.issueRequest(true);
+    }
+  });
+  window.addEventListener("beforeunload", function (e) {
+    if (unsavedNote()) {
       e.preventDefault();
       e.returnValue = "";
     }

@@ -621,15 +621,19 @@ func testSkipAndNotes(t *testing.T, db *store.DB) {
 	if _, _, err := db.AddNote(ctx, ann.ID, c.Item.ID, "a second look"); err != nil {
 		t.Fatal(err)
 	}
+	// A note sent with a verdict is one of its author's notes too.
+	if _, err := db.Submit(ctx, bob.ID, c.Item.ID, grounding.VerdictPass, "bob's call", 0); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		user grounding.User
 		want []string
-	}{{ann, []string{"three cards, the user never picked one", "a second look"}}, {bob, []string{"bob's note"}}} {
+	}{{ann, []string{"three cards, the user never picked one", "a second look"}}, {bob, []string{"bob's note", "bob's call"}}} {
 		notes, err := db.NotesBy(ctx, tt.user.ID, c.Item.TrajectoryID, c.Item.Ordinal)
 		var got []string
 		for _, e := range notes {
 			got = append(got, e.Note)
-			if e.Kind != grounding.EventNote || e.UserID != tt.user.ID || e.UserName != tt.user.Name {
+			if (e.Kind != grounding.EventNote && e.Kind != grounding.EventVerdict) || e.UserID != tt.user.ID || e.UserName != tt.user.Name {
 				t.Errorf("NotesBy(%s) event %+v", tt.user.Name, e)
 			}
 		}
