@@ -309,8 +309,13 @@ func TestRunRowLinksItsMatch(t *testing.T) {
 	h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1<<20)
 	_, doc := do(t, h, httptest.NewRequest("GET", "/runs/1?tool=get_reservation_details&verdict=ambiguous", nil), false)
 	a := doc.Find(`[data-testid=trajectory-row] [data-testid=match]`)
-	if href, _ := a.Attr("href"); href != "/trajectories/5?from=20#d23" || strings.TrimSpace(a.Text()) != "→ decision 24" {
-		t.Errorf("match link = %q %q, want decision 24 at /trajectories/5?from=20#d23", href, a.Text())
+	// With a verdict, the link opens that verdict's tab from the decision.
+	if href, _ := a.Attr("href"); href != "/trajectories/5?verdict=ambiguous&from=23#d23" || strings.TrimSpace(a.Text()) != "→ decision 24" {
+		t.Errorf("match link = %q %q, want decision 24 at /trajectories/5?verdict=ambiguous&from=23#d23", href, a.Text())
+	}
+	_, tdoc := do(t, h, httptest.NewRequest("GET", "/runs/1?tool=get_reservation_details", nil), false)
+	if href, _ := tdoc.Find(`[data-testid=match]`).Attr("href"); href != "/trajectories/5?from=20#d23" {
+		t.Errorf("match link without a verdict = %q, want the page that holds decision 24, /trajectories/5?from=20#d23", href)
 	}
 	// The source column names the file, its directories in the title.
 	src := doc.Find(`[data-testid=trajectory-row] td`).Last()
@@ -533,6 +538,12 @@ func TestDecisionJudgeLink(t *testing.T) {
 	}
 	if id, _ := links.Closest(`[data-testid=decision]`).Attr("id"); id != "d1" {
 		t.Errorf("the judge link is on card %q, want d1", id)
+	}
+	// Waiting in the queue, it is not offered to the queue again; a
+	// judged one can be sent back.
+	if doc.Find(`#d1 [data-testid=enqueue]`).Length() != 0 || doc.Find(`#d0 [data-testid=enqueue]`).Length() != 1 {
+		t.Errorf("send-to-queue forms: d1 %d (waiting: want none), d0 %d (judged: want one)",
+			doc.Find(`#d1 [data-testid=enqueue]`).Length(), doc.Find(`#d0 [data-testid=enqueue]`).Length())
 	}
 }
 

@@ -218,7 +218,7 @@ func trajectoryResults(f grounding.TrajectoryFilter, tp grounding.TrajectoryPage
 		ImportURL: "/import",
 	}
 	for _, t := range tp.Rows {
-		res.Rows = append(res.Rows, trajectoryRow(t))
+		res.Rows = append(res.Rows, trajectoryRow(t, f.Verdict))
 	}
 	if tp.Next != "" {
 		next := filterQuery(f)
@@ -231,11 +231,15 @@ func trajectoryResults(f grounding.TrajectoryFilter, tp grounding.TrajectoryPage
 	return res
 }
 
-func trajectoryRow(t grounding.TrajectorySummary) views.TrajectoryRow {
+func trajectoryRow(t grounding.TrajectorySummary, verdict string) views.TrajectoryRow {
 	var matchURL, match string
 	if t.Match != nil {
-		// The first decision meeting the list's decision filters.
+		// The first decision meeting the list's decision filters; with a
+		// verdict among them, on that verdict's tab, from that decision.
 		matchURL, match = decisionURL(t.ID, *t.Match), "decision "+strconv.Itoa(*t.Match+1)
+		if verdict != "" {
+			matchURL = trajectoryURL(t.ID) + "?verdict=" + verdict + "&from=" + strconv.Itoa(*t.Match) + "#d" + strconv.Itoa(*t.Match)
+		}
 	}
 	return views.TrajectoryRow{
 		MatchURL:  matchURL,

@@ -271,7 +271,9 @@ func (h *Trajectories) chunk(ctx context.Context, hd grounding.TrajectoryHeader,
 		card := decisionCard(hd, d, win.msgs, vis, earlier, hid, entries)
 		card.HistoryURL, card.EnqueueURL = decisionURLs(ctx, hd.ID, d.Ordinal)
 		if d.Queued && d.Verdict == grounding.VerdictAmbiguous {
-			card.JudgeURL = judgeURL(hd.RunID, hd.ID, d.Ordinal)
+			// Waiting in the queue: judge it there; sending it again
+			// would change nothing.
+			card.JudgeURL, card.EnqueueURL = judgeURL(hd.RunID, hd.ID, d.Ordinal), ""
 		}
 		c.Cards = append(c.Cards, card)
 	}

@@ -486,7 +486,7 @@ func Results(r TrajectoryResults) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<div class=\"table-wrap\"><table class=\"grid\" data-testid=\"trajectories\"><thead><tr><th>id</th><th>parent</th><th>domain</th><th>R</th><th>success</th><th class=\"num\">messages</th><th class=\"num\">decisions</th><th class=\"num\">tool calls</th><th class=\"num\">errors</th><th class=\"num\" title=\"decisions the checks passed\">pass</th><th class=\"num\" title=\"decisions the checks failed\">fail</th><th class=\"num\" title=\"ambiguous decisions (queued for a human)\">ambiguous</th><th class=\"num\" title=\"decisions with mask 1\">supervised</th><th>source</th></tr></thead> <tbody id=\"trajectory-rows\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<div class=\"table-wrap\"><table class=\"grid\" data-testid=\"trajectories\"><thead><tr><th>id</th><th>parent</th><th>domain</th><th>R</th><th>success</th><th class=\"num\">messages</th><th class=\"num\">decisions</th><th class=\"num\">tool calls</th><th class=\"num\">errors</th><th class=\"num\" title=\"decisions the checks passed\">pass</th><th class=\"num\" title=\"decisions the checks failed\">fail</th><th class=\"num\" title=\"ambiguous decisions; those of successful trajectories that keep the workflow are queued for a human\">ambiguous</th><th class=\"num\" title=\"decisions with mask 1\">supervised</th><th>source</th></tr></thead> <tbody id=\"trajectory-rows\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
