@@ -152,21 +152,16 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 	// Tool, verdict and reason are conditions on one decision: with two or
 	// more of them a trajectory matches when one of its decisions meets all
 	// (tool=think&verdict=ambiguous is "an ambiguous think", not "a think
-	// and, elsewhere, something ambiguous"). A single one is a condition on
-	// the trajectory, read from its counters where it has them.
-	switch grounding.Verdict(f.Verdict) {
-	case "":
-	case grounding.VerdictPass:
-		where = append(where, "t.n_pass > 0")
-	case grounding.VerdictFail:
-		where = append(where, "t.n_fail > 0")
-	case grounding.VerdictAmbiguous:
-		where = append(where, "t.n_ambiguous > 0")
+	// and, elsewhere, something ambiguous"). A verdict alone is read from
+	// the trajectory's counters, which also narrow the rows probed when it
+	// comes with a tool or a reason.
+	counter := map[grounding.Verdict]string{grounding.VerdictPass: "t.n_pass > 0",
+		grounding.VerdictFail: "t.n_fail > 0", grounding.VerdictAmbiguous: "t.n_ambiguous > 0"}[grounding.Verdict(f.Verdict)]
+	if counter != "" {
+		where = append(where, counter)
 	}
 	match, ord, matchArgs := decisionMatch(f)
-	counted := f.Tool == "" && f.Reason == "" && (f.Verdict == string(grounding.VerdictPass) ||
-		f.Verdict == string(grounding.VerdictFail) || f.Verdict == string(grounding.VerdictAmbiguous))
-	if match != "" && !counted {
+	if match != "" && (counter == "" || f.Tool != "" || f.Reason != "") {
 		where = append(where, "EXISTS (SELECT 1 FROM "+match+")")
 		args = append(args, matchArgs...)
 	}
