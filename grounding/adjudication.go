@@ -151,6 +151,7 @@ type SubmitResult struct {
 type Progress struct {
 	MineToday int // my verdicts since 00:00 UTC, undone ones excluded
 	Remaining int // open items matching the filter
+	Yours     int // of which the user has neither judged nor skipped this round
 	Items     int // queue items of the run (all runs when no run is chosen)
 	Done      int // of which settled
 	Conflicts int // of which waiting for a lead

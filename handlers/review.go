@@ -442,10 +442,13 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 		over = "of " + count(pr.Items) + " queued items in " + runName
 	}
 	p.Progress = views.ReviewProgress{
-		Remaining: count(pr.Remaining) + " left",
+		Remaining: count(pr.Yours) + " left",
 		MineToday: count(pr.MineToday) + " today",
 		RunShare:  percent(pr.Done, pr.Items) + " adjudicated",
 		RunOver:   over,
+	}
+	if n := pr.Remaining - pr.Yours; n > 0 {
+		p.Progress.Passed = "of " + count(pr.Remaining) + " open: " + count(n) + " judged or skipped by you"
 	}
 	if pr.Conflicts > 0 {
 		p.Progress.Conflicts = plural(pr.Conflicts, "conflict") + " waiting for a lead"

@@ -248,7 +248,7 @@ func adjudicationStore(t *testing.T) *fakeAdjudication {
 		return grounding.Claim{Item: reviewItem(), UserID: userID}, nil
 	}
 	f.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
-		return grounding.Progress{MineToday: 3, Remaining: 12, Items: 20, Done: 5, Conflicts: 1}, nil
+		return grounding.Progress{MineToday: 3, Remaining: 14, Yours: 12, Items: 20, Done: 5, Conflicts: 1}, nil
 	}
 	f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) {
 		return grounding.VerdictEvent{ID: 41, Kind: grounding.EventVerdict, Verdict: grounding.VerdictPass, Ordinal: 2}, nil
@@ -626,6 +626,11 @@ func TestReviewScreen(t *testing.T) {
 	}
 	if got := doc.Find(`[data-testid=run-share]`).Text(); !strings.Contains(got, "25% adjudicated") || !strings.Contains(got, "of 20 queued items in demo") {
 		t.Errorf("run share = %q", got)
+	}
+	// "left" counts what the annotator can still be given; the open items
+	// they judged or skipped this round are said apart.
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=remaining]`).Text()), " "); got != "12 left of 14 open: 2 judged or skipped by you" {
+		t.Errorf("remaining = %q", got)
 	}
 }
 

@@ -798,6 +798,7 @@ func (db *DB) Progress(ctx context.Context, userID int64, f grounding.QueueFilte
 type progressRow struct {
 	Mine      int `db:"mine"`
 	Remaining int `db:"remaining"`
+	Passed    int `db:"passed"`
 	Items     int `db:"items"`
 	Done      int `db:"done"`
 	Conflicts int `db:"conflicts"`
@@ -808,7 +809,8 @@ type progressRow struct {
 }
 
 func (r progressRow) progress() grounding.Progress {
-	return grounding.Progress{MineToday: r.Mine, Remaining: r.Remaining, Items: r.Items, Done: r.Done, Conflicts: r.Conflicts}
+	return grounding.Progress{MineToday: r.Mine, Remaining: r.Remaining, Yours: r.Remaining - r.Passed,
+		Items: r.Items, Done: r.Done, Conflicts: r.Conflicts}
 }
 
 // progressSQL is Progress's statement and its arguments. The queue's
@@ -817,6 +819,7 @@ func (r progressRow) progress() grounding.Progress {
 // every view. Only an open count narrowed by domain, tool or reason counts
 // items.
 func (db *DB) progressSQL(userID int64, f grounding.QueueFilter) (string, []any) {
+	f.Decision = nil // the figures are the queue's, never one decision's
 	at := db.now()
 	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
 	args := []any{userID, dbTime{day}, grounding.EventVerdict, grounding.EventFinal}
@@ -827,6 +830,14 @@ func (db *DB) progressSQL(userID int64, f grounding.QueueFilter) (string, []any)
 		args = append(args, grounding.QueueOpen)
 		args = append(args, fargs...)
 	}
+	// passed: the open items matching f this user has judged or skipped in
+	// their current round, which Next will not offer them again. Read from
+	// the user's claims (claims_user_idx), each joined to its item.
+	where, fargs := queueWhere(f)
+	passed := `(SELECT COUNT(*) FROM claims m JOIN queue_items q ON q.id = m.item_id
+			WHERE m.user_id = ? AND (m.verdict <> '' OR m.skipped <> ?) AND q.state = ?` + and(where) + `)`
+	args = append(args, userID, false, grounding.QueueOpen)
+	args = append(args, fargs...)
 	run := ""
 	if f.RunID != 0 {
 		run = " WHERE run_id = ?"
@@ -835,7 +846,7 @@ func (db *DB) progressSQL(userID int64, f grounding.QueueFilter) (string, []any)
 	return `SELECT
 		(SELECT COUNT(*) FROM verdict_events e WHERE e.user_id = ? AND e.created_at >= ? AND e.kind IN (?, ?)
 			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)) AS mine,
-		` + remaining + ` AS remaining,
+		` + remaining + ` AS remaining, ` + passed + ` AS passed,
 		c.n_open + c.n_conflict + c.n_done AS items, c.n_done AS done, c.n_conflict AS conflicts,
 		c.count_rows, c.count_runs
 		FROM (SELECT COALESCE(SUM(n_open), 0) AS n_open, COALESCE(SUM(n_conflict), 0) AS n_conflict,
@@ -881,7 +892,7 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 		LastKind    sql.NullString `db:"last_kind"`
 		LastVerdict sql.NullString `db:"last_verdict"`
 	}
-	err = db.get(ctx, &r, `SELECT p.mine, p.remaining, p.items, p.done, p.conflicts, p.count_rows, p.count_runs,
+	err = db.get(ctx, &r, `SELECT p.mine, p.remaining, p.passed, p.items, p.done, p.conflicts, p.count_rows, p.count_runs,
 		l.id AS last_id, l.item_id AS last_item, l.ordinal AS last_ordinal, l.kind AS last_kind, l.verdict AS last_verdict
 		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
 			WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL

@@ -31,7 +31,8 @@ type ReviewFilter struct {
 
 // ReviewProgress are the figures of the review header, already formatted.
 type ReviewProgress struct {
-	Remaining string // "37 left"
+	Remaining string // "37 left": open items this annotator has neither judged nor skipped
+	Passed    string // "of 40 open: 3 judged or skipped by you", "" when none
 	MineToday string // "14 today"
 	RunShare  string // "62% adjudicated"
 	RunOver   string // "of 120 items in airline-gpt4o"

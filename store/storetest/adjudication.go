@@ -438,8 +438,8 @@ func testClaimAndVerdict(t *testing.T, db *store.DB) {
 		t.Errorf("Next after verdict = item %d, already judged", n.Item.ID)
 	}
 	p, err := db.Progress(ctx, ann.ID, f)
-	if err != nil || p.MineToday != 1 || p.Done != 2 || p.Items != 5 || p.Remaining != 3 {
-		t.Errorf("Progress = %+v, %v; want mine 1, done 2 of 5, 3 remaining", p, err)
+	if err != nil || p.MineToday != 1 || p.Done != 2 || p.Items != 5 || p.Remaining != 3 || p.Yours != 3 {
+		t.Errorf("Progress = %+v, %v; want mine 1, done 2 of 5, 3 remaining, all 3 left for ann", p, err)
 	}
 	// Drain: everyone ends with ErrNotFound once nothing is left.
 	for {
@@ -600,6 +600,17 @@ func testSkipAndNotes(t *testing.T, db *store.DB) {
 	wantErr(t, "Submit after skip", err, grounding.ErrNotClaimed)
 	_, err = db.Next(ctx, ann.ID, f, 0)
 	wantErr(t, "Next for the annotator who skipped the only item", err, grounding.ErrNotFound)
+	// The skipped item is still open, but no longer left for ann.
+	for _, c := range []struct {
+		who   grounding.User
+		yours int
+	}{{ann, 0}, {bob, 1}} {
+		p, err := db.Progress(ctx, c.who.ID, f)
+		if err != nil || p.Remaining != 1 || p.Yours != c.yours {
+			t.Errorf("Progress(%s) after ann's skip = %+v, %v; want 1 open, %d left for them", c.who.Name, p, err, c.yours)
+		}
+		checkStanding(t, db, c.who, f)
+	}
 	cb := mustNext(t, db, bob, f)
 	if cb.Item.ID != c.Item.ID {
 		t.Errorf("bob got %d, want the skipped %d", cb.Item.ID, c.Item.ID)
@@ -775,6 +786,19 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 	}
 	if d := decisionOf(t, db, ca.Item); d.HumanVerdict != "" || d.Mask != 0 {
 		t.Errorf("decision after one of two verdicts = %+v", d)
+	}
+	// Both items are open; ann's verdict takes one out of what is left for
+	// her, not for bob (and not for her under a filter that excludes it).
+	for _, c := range []struct {
+		who   grounding.User
+		f     grounding.QueueFilter
+		yours int
+	}{{ann, f, 1}, {bob, f, 2}, {ann, grounding.QueueFilter{}, 1}, {ann, grounding.QueueFilter{RunID: run.ID, Tool: "no_such_tool"}, 0}} {
+		p, err := db.Progress(ctx, c.who.ID, c.f)
+		if err != nil || p.Yours != c.yours || p.Remaining < p.Yours {
+			t.Errorf("Progress(%s, %+v) after one of two verdicts = %+v, %v; want %d left for them", c.who.Name, c.f, p, err, c.yours)
+		}
+		checkStanding(t, db, c.who, c.f)
 	}
 	// Agreement settles.
 	r = mustSubmit(t, db, bob, ca.Item.ID, grounding.VerdictPass)
