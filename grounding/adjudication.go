@@ -126,6 +126,7 @@ type VerdictEvent struct {
 	ItemID       int64
 	RunID        int64
 	TrajectoryID int64
+	ExtID        string // the trajectory's log id, where a reader sets it
 	Ordinal      int
 	UserID       int64
 	UserName     string

@@ -424,6 +424,9 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 	}
 	if last != nil {
 		label := string(last.Verdict) + " on decision " + strconv.Itoa(last.Ordinal+1)
+		if last.ExtID != "" {
+			label += " of " + last.ExtID
+		}
 		if last.Kind == grounding.EventFinal {
 			label = "final " + label
 		}

@@ -251,7 +251,7 @@ func adjudicationStore(t *testing.T) *fakeAdjudication {
 		return grounding.Progress{MineToday: 3, Remaining: 14, Yours: 12, Items: 20, Done: 5, Conflicts: 1}, nil
 	}
 	f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) {
-		return grounding.VerdictEvent{ID: 41, Kind: grounding.EventVerdict, Verdict: grounding.VerdictPass, Ordinal: 2}, nil
+		return grounding.VerdictEvent{ID: 41, Kind: grounding.EventVerdict, Verdict: grounding.VerdictPass, Ordinal: 2, ExtID: "airline-task-7"}, nil
 	}
 	f.HistoryFn = func(tid int64, ord int) (grounding.DecisionHistory, error) {
 		it := reviewItem()
@@ -615,6 +615,9 @@ func TestReviewScreen(t *testing.T) {
 	})
 	if v, _ := doc.Find(`[data-testid=undo]`).Parent().Find(`input[name=event]`).Attr("value"); v != "41" {
 		t.Errorf("undo offers event %q, want 41", v)
+	}
+	if got := strings.Join(strings.Fields(doc.Find(`[data-testid=undo]`).Text()), " "); got != "u undo pass on decision 3 of airline-task-7" {
+		t.Errorf("undo reads %q", got)
 	}
 	// Annotators see their own notes only.
 	notes := doc.Find(`[data-testid=my-notes]`).Text()

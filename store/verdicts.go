@@ -879,8 +879,8 @@ func (db *DB) foldQueueCounts(ctx context.Context, r progressRow) error {
 // Standing is the user's Progress and the latest verdict or final verdict
 // an Undo would cancel, in one read: the review screen shows both on every
 // view, and each statement costs a round trip. last is nil when nothing can
-// be undone; of it, ID, ItemID, Ordinal, Kind and Verdict are set (what the
-// undo offer shows).
+// be undone; of it, ID, ItemID, Ordinal, Kind, Verdict and ExtID are
+// set (what the undo offer shows).
 func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilter) (p grounding.Progress, last *grounding.VerdictEvent, err error) {
 	pq, args := db.progressSQL(userID, f)
 	args = append(args, userID, grounding.EventVerdict, grounding.EventFinal)
@@ -891,10 +891,12 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 		LastOrdinal sql.NullInt64  `db:"last_ordinal"`
 		LastKind    sql.NullString `db:"last_kind"`
 		LastVerdict sql.NullString `db:"last_verdict"`
+		LastTraj    sql.NullString `db:"last_traj"`
 	}
 	err = db.get(ctx, &r, `SELECT p.mine, p.remaining, p.passed, p.items, p.done, p.conflicts, p.count_rows, p.count_runs,
-		l.id AS last_id, l.item_id AS last_item, l.ordinal AS last_ordinal, l.kind AS last_kind, l.verdict AS last_verdict
-		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
+		l.id AS last_id, l.item_id AS last_item, l.ordinal AS last_ordinal, l.kind AS last_kind, l.verdict AS last_verdict,
+		(SELECT t.ext_id FROM trajectories t WHERE t.id = l.trajectory_id) AS last_traj
+		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.trajectory_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
 			WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
 			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
 			ORDER BY e.id DESC LIMIT 1) l ON 1 = 1`, args...)
@@ -906,7 +908,7 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 	}
 	if r.LastID.Valid {
 		last = &grounding.VerdictEvent{ID: r.LastID.Int64, ItemID: r.LastItem.Int64, Ordinal: int(r.LastOrdinal.Int64),
-			UserID: userID, Kind: r.LastKind.String, Verdict: grounding.Verdict(r.LastVerdict.String)}
+			UserID: userID, Kind: r.LastKind.String, Verdict: grounding.Verdict(r.LastVerdict.String), ExtID: r.LastTraj.String}
 	}
 	return r.progress(), last, nil
 }

@@ -694,7 +694,7 @@ func testUndo(t *testing.T, db *store.DB) {
 		t.Errorf("progress before undo = %+v", p)
 	}
 	if e := checkStanding(t, db, ann, f); e.ID != r2.Event.ID || e.ItemID != c2.Item.ID || e.Ordinal != c2.Item.Ordinal ||
-		e.Kind != grounding.EventVerdict || e.Verdict != grounding.VerdictFail {
+		e.ExtID != c2.Item.ExtID || e.ExtID == "" || e.Kind != grounding.EventVerdict || e.Verdict != grounding.VerdictFail {
 		t.Fatalf("Standing offers %+v; want the fail on item %d (event %d)", e, c2.Item.ID, r2.Event.ID)
 	}
 
