@@ -221,6 +221,7 @@ func TestBrowserDecisionPanes(t *testing.T) {
 		t.Fatalf("open the demo run: %v", err)
 	}
 	screenshot(t, ctx, "02-run")
+	runURL := evalString(t, ctx, `location.href`)
 	err = chromedp.Do(ctx,
 		chromedp.Click(`//a[normalize-space(text())="airline-demo-cancel-0"]`),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=decision] [data-testid=hidden-pane]`)),
@@ -252,6 +253,37 @@ func TestBrowserDecisionPanes(t *testing.T) {
 	}
 	if !strings.Contains(page, "<script>alert('logs are untrusted')</script>") {
 		t.Errorf("the script tag in the log is not shown as text on the page")
+	}
+	// Wide, the panes stand side by side, history first.
+	panesOrder := `(() => {
+		const card = document.querySelector("[data-testid=decision]");
+		const v = card.querySelector("[data-testid=visible-pane]").getBoundingClientRect();
+		const a = card.querySelector("[data-testid=action-pane]").getBoundingClientRect();
+		return a.top < v.top - 1 ? "action above" : (v.right <= a.left + 1 ? "side by side" : "history above");
+	})()`
+	if got := evalString(t, ctx, panesOrder); got != "side by side" {
+		t.Errorf("at 1400 px the panes are %s", got)
+	}
+	// A 900 px window: the panes stack with the action first, and the run
+	// table drops the columns it can spare instead of scrolling sideways.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(900, 1000), chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, ctx, panesOrder); got != "action above" {
+		t.Errorf("at 900 px the panes are %s, want the action above the history", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(runURL), chromedp.WaitVisible(chromedp.CSS(`[data-testid=trajectories]`))); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "04-run-900px")
+	fit := evalString(t, ctx, `(() => {
+		const tb = document.querySelector("[data-testid=trajectories]");
+		const wrap = tb.parentElement;
+		const heads = [...tb.querySelectorAll("th")].filter(th => th.offsetParent !== null).map(th => th.textContent.trim());
+		return (tb.scrollWidth <= wrap.clientWidth ? "fits" : "scrolls " + tb.scrollWidth + ">" + wrap.clientWidth) + ": " + heads.join(",");
+	})()`)
+	if !strings.HasPrefix(fit, "fits: ") || !strings.Contains(fit, "ambiguous,supervised") || strings.Contains(fit, "source") {
+		t.Errorf("run table at 900 px: %s", fit)
 	}
 	if p := problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
