@@ -56,6 +56,9 @@ var (
 	// ErrFinalized: a lead's final verdict stands on the item, so an
 	// annotator's verdict there can no longer be undone.
 	ErrFinalized = fmt.Errorf("%w: a lead set the final verdict", ErrConflict)
+	// ErrRoundClosed: the verdict closed the item's round together with
+	// other annotators' verdicts (Settlement.ClosedWithOthers).
+	ErrRoundClosed = fmt.Errorf("%w: the item's round closed with other annotators' verdicts", ErrConflict)
 	// ErrNotConflict: a final verdict was asked for an item that is not
 	// waiting for one.
 	ErrNotConflict = fmt.Errorf("%w: the item is not in conflict", ErrConflict)
@@ -146,6 +149,10 @@ type SubmitResult struct {
 	Repeated bool
 	State    string  // the item's state afterwards
 	Human    Verdict // the decision's human verdict afterwards
+	// Closed: the verdict closed the item's round together with other
+	// annotators' verdicts (see Settlement.ClosedWithOthers), so it can no
+	// longer be undone.
+	Closed bool
 }
 
 // Progress are the figures the review screen shows.
@@ -262,6 +269,25 @@ func settleRound(s, base Settlement, required int) Settlement {
 		}
 	}
 	return s
+}
+
+// ClosedWithOthers reports whether the round is closed (settled by
+// agreement, or in conflict) with a standing verdict of an annotator other
+// than userID in it. An annotator's verdict in such a round can no longer
+// be undone: by then the outcome tells them what the others said (agreement
+// or conflict), and an undo would let them change their verdict to match,
+// turning a conflict a lead should see into a silent agreement. A lead's
+// final verdict changes the outcome instead.
+func (s Settlement) ClosedWithOthers(userID int64) bool {
+	if s.State == QueueOpen || s.Final != nil {
+		return false
+	}
+	for _, v := range s.Verdicts {
+		if v.UserID != userID {
+			return true
+		}
+	}
+	return false
 }
 
 // EffectiveCheck is a decision's effective verdict and mask given its

@@ -47,12 +47,19 @@ func TestSettle(t *testing.T) {
 		{"undo in an old round does not touch the new one",
 			[]VerdictEvent{ev(1, EventVerdict, 7, VerdictPass), enqueue(2, 9, VerdictPass), undo(3, 7, 1)}, 1, QueueOpen, VerdictPass, 7, 0},
 	}
+	// The rounds user 7 can no longer undo a verdict in: closed (agreed or
+	// in conflict) with another annotator's verdict, and no final verdict.
+	closedFor7 := map[string]bool{"two agree": true, "two disagree": true, "undone final is a conflict again": true,
+		"lowered k: two disagree with k=1 stay a conflict": true, "a new round settles": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Settle(tt.events, tt.required)
 			if s.State != tt.state || s.Human != tt.human || s.DecidedBy != tt.decidedBy || len(s.Verdicts) != tt.verdicts {
 				t.Errorf("Settle = state %s human %q by %d, %d verdicts; want %s %q by %d, %d",
 					s.State, s.Human, s.DecidedBy, len(s.Verdicts), tt.state, tt.human, tt.decidedBy, tt.verdicts)
+			}
+			if got := s.ClosedWithOthers(7); got != closedFor7[tt.name] {
+				t.Errorf("ClosedWithOthers(7) = %v, want %v", got, closedFor7[tt.name])
 			}
 		})
 	}

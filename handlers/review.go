@@ -145,10 +145,12 @@ func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
 		if strings.TrimSpace(r.PostForm.Get("note")) != "" {
 			text = "Recorded “" + verdictLabel(v) + "” with your note."
 		}
-		switch res.State {
-		case grounding.QueueConflict:
-			text += " The verdicts disagree: the item goes to a lead for review."
-		case grounding.QueueOpen:
+		// Whether the others agreed is not said: verdicts stay independent
+		// until a lead looks, and a closed round can no longer be undone.
+		switch {
+		case res.Closed:
+			return views.Notice{Tone: "ok", Text: text + " It was the last verdict the item waited for, so it can no longer be undone; a lead can still change the outcome."}, pre, nil
+		case res.State == grounding.QueueOpen:
 			text += " The item waits for more independent verdicts."
 		}
 		return views.Notice{Tone: "ok", Text: text + " Press u to undo."}, pre, nil
@@ -351,6 +353,8 @@ func refusal(err error) string {
 		return "That item was settled meanwhile (by other verdicts, or it went to a lead). Nothing was recorded."
 	case errors.Is(err, grounding.ErrNothingToUndo):
 		return "Nothing to undo: that verdict was already undone (double press or another tab), or you have none left."
+	case errors.Is(err, grounding.ErrRoundClosed):
+		return "That verdict was the last one its item waited for, with other annotators' verdicts, so it can no longer be undone; a lead can still change the outcome. Nothing was changed."
 	case errors.Is(err, grounding.ErrFinalized):
 		return "A lead has set the final verdict on that item, so your verdict there can no longer be undone."
 	case errors.Is(err, grounding.ErrNotFound):

@@ -421,6 +421,13 @@ func TestAdjudicationPages(t *testing.T) {
 				}
 			},
 			plain: want{status: 303, location: "/review"}, htmx: want{status: 200, testid: "notice", text: "nothing changed"}},
+		{name: "verdict closing a round with others", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: func(f *fakeAdjudication) {
+				f.SubmitFn = func(int64, int64, grounding.Verdict, string) (grounding.SubmitResult, error) {
+					return grounding.SubmitResult{State: grounding.QueueConflict, Closed: true, Event: grounding.VerdictEvent{ID: 50, Verdict: grounding.VerdictPass}}, nil
+				}
+			},
+			plain: want{status: 303, location: "/review"}, htmx: want{status: 200, testid: "notice", text: "can no longer be undone"}},
 		{name: "verdict not claimed", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
 			setup: refuse(grounding.ErrNotClaimed),
 			plain: want{status: 409, html: true, testid: "review", text: "not yours to judge"},
@@ -453,6 +460,14 @@ func TestAdjudicationPages(t *testing.T) {
 		{name: "undo stale", req: func() *http.Request { return post("/review/undo", url.Values{"event": {"40"}}) },
 			plain: want{status: 409, html: true, testid: "notice", text: "Nothing to undo"},
 			htmx:  want{status: 409, testid: "notice", text: "already undone"}},
+		{name: "undo in a closed round", req: func() *http.Request { return post("/review/undo", url.Values{"event": {"41"}}) },
+			setup: func(f *fakeAdjudication) {
+				f.UndoFn = func(int64, int64) (grounding.VerdictEvent, error) {
+					return grounding.VerdictEvent{}, fmt.Errorf("store: undo: %w", grounding.ErrRoundClosed)
+				}
+			},
+			plain: want{status: 409, html: true, testid: "notice", text: "can no longer be undone"},
+			htmx:  want{status: 409, testid: "notice", text: "a lead can still change the outcome"}},
 		{name: "renew", req: func() *http.Request { return post("/review/7/renew", nil) },
 			plain: want{status: 204}, htmx: want{status: 204}},
 		{name: "renew expired", req: func() *http.Request { return post("/review/7/renew", nil) },

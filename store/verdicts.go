@@ -184,7 +184,8 @@ func (db *DB) submitIn(ctx context.Context, q txq, userID, itemID int64, verdict
 		// Already judged: report the standing verdict, record nothing.
 		for _, v := range before.Verdicts {
 			if v.UserID == userID {
-				return grounding.SubmitResult{Event: v, Repeated: true, State: before.State, Human: before.Human}, nil
+				return grounding.SubmitResult{Event: v, Repeated: true, State: before.State, Human: before.Human,
+					Closed: before.ClosedWithOthers(userID)}, nil
 			}
 		}
 		return grounding.SubmitResult{}, fmt.Errorf("store: %s: claim says %q but no standing verdict", op, c.Verdict)
@@ -211,7 +212,7 @@ func (db *DB) submitIn(ctx context.Context, q txq, userID, itemID int64, verdict
 	if err := db.apply(ctx, q.tx, it, after, at); err != nil {
 		return grounding.SubmitResult{}, err
 	}
-	return grounding.SubmitResult{Event: e, State: after.State, Human: after.Human}, nil
+	return grounding.SubmitResult{Event: e, State: after.State, Human: after.Human, Closed: after.ClosedWithOthers(userID)}, nil
 }
 
 // Skip records that the user passes the item on: it is released for others
@@ -303,6 +304,9 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 	}
 	if target.Kind == grounding.EventVerdict && before.Final != nil {
 		return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrFinalized))
+	}
+	if target.Kind == grounding.EventVerdict && before.ClosedWithOthers(userID) {
+		return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrRoundClosed))
 	}
 	u := it.event(grounding.EventUndo, userID, at)
 	u.Undoes = target.ID
@@ -879,10 +883,15 @@ func (db *DB) foldQueueCounts(ctx context.Context, r progressRow) error {
 // Standing is the user's Progress and the latest verdict or final verdict
 // an Undo would cancel, in one read: the review screen shows both on every
 // view, and each statement costs a round trip. last is nil when nothing can
-// be undone; of it, ID, ItemID, Ordinal, Kind, Verdict and ExtID are
+// be undone (also when the latest verdict closed its round with other
+// annotators' verdicts: ErrRoundClosed); of it, ID, ItemID, Ordinal, Kind, Verdict and ExtID are
 // set (what the undo offer shows).
 func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilter) (p grounding.Progress, last *grounding.VerdictEvent, err error) {
 	pq, args := db.progressSQL(userID, f)
+	// The select list's placeholders come before the FROM's: last_closed's
+	// (a verdict in a round closed with others' verdicts is not offered:
+	// Undo would refuse it, ErrRoundClosed), then progressSQL's, then l's.
+	args = append([]any{grounding.EventVerdict, grounding.QueueOpen, userID}, args...)
 	args = append(args, userID, grounding.EventVerdict, grounding.EventFinal)
 	var r struct {
 		progressRow
@@ -892,10 +901,14 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 		LastKind    sql.NullString `db:"last_kind"`
 		LastVerdict sql.NullString `db:"last_verdict"`
 		LastTraj    sql.NullString `db:"last_traj"`
+		LastClosed  int            `db:"last_closed"`
 	}
 	err = db.get(ctx, &r, `SELECT p.mine, p.remaining, p.passed, p.items, p.done, p.conflicts, p.count_rows, p.count_runs,
 		l.id AS last_id, l.item_id AS last_item, l.ordinal AS last_ordinal, l.kind AS last_kind, l.verdict AS last_verdict,
-		(SELECT t.ext_id FROM trajectories t WHERE t.id = l.trajectory_id) AS last_traj
+		(SELECT t.ext_id FROM trajectories t WHERE t.id = l.trajectory_id) AS last_traj,
+		CASE WHEN l.kind = ? AND EXISTS (SELECT 1 FROM queue_items q WHERE q.id = l.item_id AND q.state <> ?)
+			AND EXISTS (SELECT 1 FROM claims c WHERE c.item_id = l.item_id AND c.user_id <> ? AND c.verdict <> '')
+			THEN 1 ELSE 0 END AS last_closed
 		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.trajectory_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
 			WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
 			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
@@ -906,7 +919,7 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 	if err := db.foldQueueCounts(ctx, r.progressRow); err != nil {
 		return p, nil, err
 	}
-	if r.LastID.Valid {
+	if r.LastID.Valid && r.LastClosed == 0 {
 		last = &grounding.VerdictEvent{ID: r.LastID.Int64, ItemID: r.LastItem.Int64, Ordinal: int(r.LastOrdinal.Int64),
 			UserID: userID, Kind: r.LastKind.String, Verdict: grounding.Verdict(r.LastVerdict.String), ExtID: r.LastTraj.String}
 	}

@@ -781,7 +781,7 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 	}
 	// One verdict of two: nothing decided, and nothing shown.
 	r := mustSubmit(t, db, ann, ca.Item.ID, grounding.VerdictPass)
-	if r.State != grounding.QueueOpen || r.Human != "" {
+	if r.State != grounding.QueueOpen || r.Human != "" || r.Closed {
 		t.Errorf("first of two verdicts = %+v", r)
 	}
 	if d := decisionOf(t, db, ca.Item); d.HumanVerdict != "" || d.Mask != 0 {
@@ -802,8 +802,17 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 	}
 	// Agreement settles.
 	r = mustSubmit(t, db, bob, ca.Item.ID, grounding.VerdictPass)
-	if r.State != grounding.QueueDone || r.Human != grounding.VerdictPass {
+	if r.State != grounding.QueueDone || r.Human != grounding.VerdictPass || !r.Closed {
 		t.Errorf("two agreeing verdicts = %+v", r)
+	}
+	// A round closed with others' verdicts is nobody's to undo: bob knows
+	// now that ann agreed, and ann that bob did.
+	for _, who := range []grounding.User{bob, ann} {
+		if e := checkStanding(t, db, who, f); e.ID != 0 {
+			t.Errorf("%s is offered to undo %+v in a round closed with another's verdict", who.Name, e)
+		}
+		_, err := db.Undo(ctx, who.ID, 0, 0)
+		wantErr(t, who.Name+"'s Undo in an agreed round", err, grounding.ErrRoundClosed)
 	}
 	d := decisionOf(t, db, ca.Item)
 	if d.HumanVerdict != grounding.VerdictPass || d.Mask != 1 {
@@ -816,8 +825,15 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 	}
 	mustSubmit(t, db, cy, cc.Item.ID, grounding.VerdictFail)
 	r = mustSubmit(t, db, ann, cc.Item.ID, grounding.VerdictPass)
-	if r.State != grounding.QueueConflict || r.Human != "" {
+	if r.State != grounding.QueueConflict || r.Human != "" || !r.Closed {
 		t.Fatalf("disagreeing verdicts = %+v; want conflict", r)
+	}
+	// Undoing it would let ann learn cy's verdict and vote it: the
+	// conflict must reach a lead.
+	_, err := db.Undo(ctx, ann.ID, 0, 0)
+	wantErr(t, "Undo of the verdict that made a conflict", err, grounding.ErrRoundClosed)
+	if it, _ := db.QueueItem(ctx, cc.Item.ID); it.State != grounding.QueueConflict {
+		t.Errorf("after a refused undo the item is %s, want conflict", it.State)
 	}
 	if _, _, err := db.AddNote(ctx, cy.ID, cc.Item.ID, "the user never picked a card"); err != nil {
 		t.Fatal(err)
@@ -862,6 +878,8 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 	if d := decisionOf(t, db, cc.Item); d.HumanVerdict != "" {
 		t.Errorf("after undoing the final the decision keeps %q", d.HumanVerdict)
 	}
+	_, err = db.Undo(ctx, ann.ID, 0, 0)
+	wantErr(t, "annotator Undo in a conflict again", err, grounding.ErrRoundClosed)
 	checkCounters(t, db, run.ID)
 	err = db.SetOverlap(ctx, run.ID, 0)
 	wantErr(t, "SetOverlap(0)", err, grounding.ErrInvalid)
