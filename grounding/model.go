@@ -21,6 +21,9 @@ type User struct {
 	Role         string
 	PasswordHash []byte
 	CreatedAt    time.Time
+	// Disabled: an admin disabled the account; it cannot log in, and its
+	// sessions and API tokens were ended when it was disabled.
+	Disabled bool
 }
 
 // Run is a named set of imported trajectories, with counters maintained at

@@ -76,6 +76,10 @@ func (h *Auth) Login(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, name, next)
 		return
 	}
+	if u.Disabled { // said only to whoever knows the password
+		h.refuseWith(w, r, name, next, "This account is disabled. Ask an admin to enable it.")
+		return
+	}
 	if err := h.sessions.RenewToken(r.Context()); err != nil {
 		h.fail(w, r, err)
 		return
@@ -86,8 +90,12 @@ func (h *Auth) Login(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Auth) refuse(w http.ResponseWriter, r *http.Request, name, next string) {
+	h.refuseWith(w, r, name, next, wrongCredentials)
+}
+
+func (h *Auth) refuseWith(w http.ResponseWriter, r *http.Request, name, next, why string) {
 	h.log.Warn("login refused", "request_id", requestID(r), "status", http.StatusUnprocessableEntity)
-	f := views.LoginForm{Name: name, Next: next, Error: wrongCredentials}
+	f := views.LoginForm{Name: name, Next: next, Error: why}
 	render(w, r, http.StatusUnprocessableEntity, page{title: "Log in", body: views.LoginPage(f)})
 }
 

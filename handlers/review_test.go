@@ -9,12 +9,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/crypto/bcrypt"
 
 	"groundwork/grounding"
 )
@@ -42,6 +44,8 @@ type fakeAdjudication struct {
 	UsersFn        func() ([]grounding.User, error)
 	PrioritizeFn   func(runID int64, depth int) (int, error)
 	CreateUserFn   func(name, role string, hash []byte) (grounding.User, error)
+	// accounts: a log of the changes asked for ("disable 2", "password 2")
+	accountLog []string
 }
 
 func (f *fakeAdjudication) Next(_ context.Context, userID int64, q grounding.QueueFilter, _ time.Duration) (grounding.Claim, error) {
@@ -210,6 +214,29 @@ func (f *fakeAdjudication) CreateUser(_ context.Context, name, role string, hash
 	}
 	return f.CreateUserFn(name, role, hash)
 }
+func (f *fakeAdjudication) User(_ context.Context, id int64) (grounding.User, error) {
+	users, _ := f.UsersFn()
+	for _, u := range users {
+		if u.ID == id {
+			return u, nil
+		}
+	}
+	return grounding.User{}, fmt.Errorf("user %d: %w", id, grounding.ErrNotFound)
+}
+func (f *fakeAdjudication) SetPassword(_ context.Context, id int64, hash []byte) error {
+	if bcrypt.CompareHashAndPassword(hash, []byte("x")) == nil || len(hash) == 0 {
+		return errors.New("not a bcrypt hash of a fresh password")
+	}
+	f.accountLog = append(f.accountLog, "password "+strconv.FormatInt(id, 10))
+	return nil
+}
+func (f *fakeAdjudication) SetDisabled(_ context.Context, id int64, disabled bool) error {
+	if id == admin.ID && disabled {
+		return fmt.Errorf("last admin: %w", grounding.ErrInvalid)
+	}
+	f.accountLog = append(f.accountLog, map[bool]string{true: "disable ", false: "enable "}[disabled]+strconv.FormatInt(id, 10))
+	return nil
+}
 
 var (
 	annotator = &grounding.User{ID: 2, Name: "ann", Role: grounding.RoleAnnotator}
@@ -357,6 +384,9 @@ func adjudicationRouter(st *fakeAdjudication, user *grounding.User) http.Handler
 	r.Get("/agreement", q.Agreement)
 	r.Get("/admin/users", us.List)
 	r.Post("/admin/users", us.Create)
+	r.Post("/admin/users/{userID}/disable", us.Disable)
+	r.Post("/admin/users/{userID}/enable", us.Enable)
+	r.Post("/admin/users/{userID}/password", us.ResetPassword)
 	return r
 }
 
@@ -533,6 +563,25 @@ func TestAdjudicationPages(t *testing.T) {
 		}, user: admin,
 			plain: want{status: 422, html: true, testid: "user-error", text: "at least 8"},
 			htmx:  want{status: 422, html: true, testid: "user-error"}},
+		{name: "user create long password", req: func() *http.Request {
+			return post("/admin/users", url.Values{"name": {"zed"}, "role": {"annotator"}, "password": {strings.Repeat("p", 73)}})
+		}, user: admin,
+			plain: want{status: 422, html: true, testid: "user-error", text: "at most 72 bytes"},
+			htmx:  want{status: 422, html: true, testid: "user-error"}},
+		{name: "user disable", req: func() *http.Request { return post("/admin/users/2/disable", nil) }, user: admin,
+			plain: want{status: 200, html: true, testid: "user-created", text: "Disabled ann: logged out everywhere, API tokens revoked"},
+			htmx:  want{status: 200, html: true, testid: "user-created"}},
+		{name: "user disable self", req: func() *http.Request { return post("/admin/users/3/disable", nil) }, user: admin,
+			plain: want{status: 422, html: true, testid: "user-error", text: "cannot disable your own account"},
+			htmx:  want{status: 422, html: true, testid: "user-error"}},
+		{name: "user disable unknown", req: func() *http.Request { return post("/admin/users/99/disable", nil) }, user: admin,
+			plain: want{status: 404, html: true, testid: "error"}, htmx: want{status: 404, testid: "alert"}},
+		{name: "user enable", req: func() *http.Request { return post("/admin/users/2/enable", nil) }, user: admin,
+			plain: want{status: 200, html: true, testid: "user-created", text: "Enabled ann"},
+			htmx:  want{status: 200, html: true, testid: "user-created"}},
+		{name: "user password", req: func() *http.Request { return post("/admin/users/2/password", nil) }, user: admin,
+			plain: want{status: 200, html: true, testid: "new-password"},
+			htmx:  want{status: 200, html: true, testid: "user-created", text: "New password for ann"}},
 	}
 	for _, tt := range tests {
 		for _, m := range modes {

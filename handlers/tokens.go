@@ -27,6 +27,10 @@ type tokenStore interface {
 type Tokens struct {
 	log   *slog.Logger
 	store tokenStore
+	// Base is the address people reach the app at ("https://gw.example.org"),
+	// for the example command a new token comes with; "" means the
+	// request's own host and scheme (which a TLS proxy in front hides).
+	Base string
 }
 
 // NewTokens returns the API token handlers.
@@ -57,14 +61,17 @@ func (h *Tokens) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.log.Info("api token created", "request_id", requestID(r), "user", u.Name, "token", t.Prefix)
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	base := strings.TrimSuffix(h.Base, "/")
+	if base == "" {
+		base = "http://" + r.Host
+		if r.TLS != nil {
+			base = "https://" + r.Host
+		}
 	}
 	h.show(w, r, http.StatusCreated, views.TokenForm{}, &views.NewToken{
 		Name:   t.Name,
 		Secret: secret,
-		Curl:   fmt.Sprintf(`curl -fS -H "Authorization: Bearer %s" -o sft.jsonl '%s://%s/api/export/RUN/sft.jsonl'`, secret, scheme, r.Host),
+		Curl:   fmt.Sprintf(`curl -fS -H "Authorization: Bearer %s" -o sft.jsonl '%s/api/export/RUN/sft.jsonl'`, secret, base),
 	})
 }
 

@@ -102,9 +102,10 @@ func (s sessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, 
 		Role    sql.NullString `db:"u_role"`
 		Hash    []byte         `db:"u_password_hash"`
 		Created nullTime       `db:"u_created_at"`
+		Off     nullTime       `db:"u_disabled_at"`
 	}
 	err := s.db.get(ctx, &r, `SELECT s.data, u.id AS u_id, u.name AS u_name, u.role AS u_role,
-		u.password_hash AS u_password_hash, u.created_at AS u_created_at
+		u.password_hash AS u_password_hash, u.created_at AS u_created_at, u.disabled_at AS u_disabled_at
 		FROM sessions s LEFT JOIN users u ON u.id = s.user_id
 		WHERE s.token = ? AND s.expiry > ?`, token, dbTime{now()})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -114,7 +115,8 @@ func (s sessionStore) FindCtx(ctx context.Context, token string) ([]byte, bool, 
 		return nil, false, storeErr("find session", err)
 	}
 	if slot, _ := ctx.Value(sessionUserKey{}).(*sessionUserSlot); slot != nil && r.UserID.Valid {
-		slot.user = grounding.User{ID: r.UserID.Int64, Name: r.Name.String, Role: r.Role.String, PasswordHash: r.Hash, CreatedAt: r.Created.Time}
+		slot.user = grounding.User{ID: r.UserID.Int64, Name: r.Name.String, Role: r.Role.String, PasswordHash: r.Hash, CreatedAt: r.Created.Time,
+			Disabled: !r.Off.IsZero()}
 		slot.ok = true
 	}
 	return r.Data, true, nil

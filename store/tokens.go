@@ -98,13 +98,14 @@ func (db *DB) APITokenUser(ctx context.Context, secret string) (grounding.APITok
 		U userRow `db:"u"`
 	}
 	err := db.x.GetContext(ctx, &r, db.x.Rebind(`SELECT `+tokenColumns+`,
-		u.id AS "u.id", u.name AS "u.name", u.role AS "u.role", u.password_hash AS "u.password_hash", u.created_at AS "u.created_at"
+		u.id AS "u.id", u.name AS "u.name", u.role AS "u.role", u.password_hash AS "u.password_hash", u.created_at AS "u.created_at",
+		u.disabled_at AS "u.disabled_at"
 		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`), hashToken(secret))
 	if err != nil {
 		return grounding.APIToken{}, grounding.User{}, storeErr("API token", err)
 	}
 	t := r.token()
-	if t.Revoked() {
+	if t.Revoked() || r.U.user().Disabled { // disabling revokes; the check keeps it so
 		return t, grounding.User{}, fmt.Errorf("store: API token %s: %w", t.Prefix, grounding.ErrTokenRevoked)
 	}
 	return t, r.U.user(), nil

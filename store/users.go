@@ -2,24 +2,29 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+
+	"github.com/jmoiron/sqlx"
 
 	"groundwork/grounding"
 )
 
 type userRow struct {
-	ID           int64  `db:"id"`
-	Name         string `db:"name"`
-	Role         string `db:"role"`
-	PasswordHash []byte `db:"password_hash"`
-	CreatedAt    dbTime `db:"created_at"`
+	ID           int64    `db:"id"`
+	Name         string   `db:"name"`
+	Role         string   `db:"role"`
+	PasswordHash []byte   `db:"password_hash"`
+	CreatedAt    dbTime   `db:"created_at"`
+	DisabledAt   nullTime `db:"disabled_at"`
 }
 
 func (r userRow) user() grounding.User {
-	return grounding.User{ID: r.ID, Name: r.Name, Role: r.Role, PasswordHash: r.PasswordHash, CreatedAt: r.CreatedAt.Time}
+	return grounding.User{ID: r.ID, Name: r.Name, Role: r.Role, PasswordHash: r.PasswordHash, CreatedAt: r.CreatedAt.Time,
+		Disabled: !r.DisabledAt.IsZero()}
 }
 
-const userColumns = `id, name, role, password_hash, created_at`
+const userColumns = `id, name, role, password_hash, created_at, disabled_at`
 
 // CreateUser adds an account. It returns grounding.ErrInvalid for an empty
 // name or an unknown role and grounding.ErrConflict when the name is taken.
@@ -85,13 +90,64 @@ func (db *DB) Users(ctx context.Context) ([]grounding.User, error) {
 	return users, nil
 }
 
-// SetPassword replaces a user's password hash. It returns
-// grounding.ErrNotFound when no user has this id.
+// SetPassword replaces a user's password hash and ends the user's
+// sessions (whoever knew the old password is logged out everywhere). It
+// returns grounding.ErrNotFound when no user has this id.
 func (db *DB) SetPassword(ctx context.Context, userID int64, hash []byte) error {
 	op := fmt.Sprintf("set password of user %d", userID)
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(`UPDATE users SET password_hash = ? WHERE id = ?`), hash, userID)
+	return db.userChange(ctx, op, userID, func(tx *sqlx.Tx) (sql.Result, error) {
+		return tx.ExecContext(ctx, tx.Rebind(`UPDATE users SET password_hash = ? WHERE id = ?`), hash, userID)
+	}, true)
+}
+
+// SetDisabled disables or enables a user. Disabling deletes the user's
+// sessions and revokes their API tokens in the same transaction, so
+// nothing the account held keeps working; enabling restores the login
+// only (a revoked token stays revoked). An admin cannot be disabled while
+// no other enabled admin remains (grounding.ErrInvalid): someone must be
+// able to enable accounts again. An unknown id is grounding.ErrNotFound.
+func (db *DB) SetDisabled(ctx context.Context, userID int64, disabled bool) error {
+	op := fmt.Sprintf("enable user %d", userID)
+	if disabled {
+		op = fmt.Sprintf("disable user %d", userID)
+	}
+	return db.userChange(ctx, op, userID, func(tx *sqlx.Tx) (sql.Result, error) {
+		if !disabled {
+			return tx.ExecContext(ctx, tx.Rebind(`UPDATE users SET disabled_at = NULL WHERE id = ?`), userID)
+		}
+		var others int
+		err := tx.GetContext(ctx, &others, tx.Rebind(`SELECT COUNT(*) FROM users
+			WHERE role = ? AND disabled_at IS NULL AND id <> ?`), grounding.RoleAdmin, userID)
+		if err != nil {
+			return nil, err
+		}
+		var role string
+		if err := tx.GetContext(ctx, &role, tx.Rebind(`SELECT role FROM users WHERE id = ?`), userID); err != nil {
+			return nil, err
+		}
+		if role == grounding.RoleAdmin && others == 0 {
+			return nil, fmt.Errorf("the last enabled admin cannot be disabled: %w", grounding.ErrInvalid)
+		}
+		at := dbTime{now()}
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE user_id = ?`), at, userID); err != nil {
+			return nil, err
+		}
+		return tx.ExecContext(ctx, tx.Rebind(`UPDATE users SET disabled_at = COALESCE(disabled_at, ?) WHERE id = ?`), at, userID)
+	}, disabled)
+}
+
+// userChange runs change on a user's row in a transaction and, with
+// endSessions, deletes the user's sessions there too. No row changed is
+// grounding.ErrNotFound.
+func (db *DB) userChange(ctx context.Context, op string, userID int64, change func(tx *sqlx.Tx) (sql.Result, error), endSessions bool) error {
+	tx, done, err := db.begin(ctx)
 	if err != nil {
 		return storeErr(op, err)
+	}
+	defer done()
+	res, err := change(tx)
+	if err != nil {
+		return storeErr(op, err) // a missing row (sql.ErrNoRows) is ErrNotFound
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
@@ -100,5 +156,10 @@ func (db *DB) SetPassword(ctx context.Context, userID int64, hash []byte) error 
 	if n == 0 {
 		return fmt.Errorf("store: %s: %w", op, grounding.ErrNotFound)
 	}
-	return nil
+	if endSessions {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM sessions WHERE user_id = ?`), userID); err != nil {
+			return storeErr(op, err)
+		}
+	}
+	return storeErr(op, tx.Commit())
 }

@@ -210,15 +210,20 @@ type UsersPage struct {
 
 // UserRow is one account.
 type UserRow struct {
-	Name    string
-	Role    string
-	Created string
+	Name     string
+	Role     string
+	Created  string
+	Disabled bool
+	You      bool // the admin looking at the page: no disable button
+	// the row's actions (POST)
+	DisableURL, EnableURL, PasswordURL string
 }
 
-// UserForm is the new-account form's state.
+// UserForm is the new-account form's state, and the page's notice.
 type UserForm struct {
-	Name    string
-	Roles   []Option
-	Error   string
-	Created string // "created annotator ann", after a success
+	Name     string
+	Roles    []Option
+	Error    string
+	Created  string // "Created annotator ann.", or what an action did
+	Password string // a new password to show once, after a reset
 }

@@ -91,6 +91,35 @@ func TestCLIUserAddAndMigrate(t *testing.T) {
 	if _, _, err := cli(t, dir, "short\n", "user", "add", "cid"); err == nil || !strings.Contains(err.Error(), "at least 8") {
 		t.Errorf("short password = %v", err)
 	}
+	if _, _, err := cli(t, dir, strings.Repeat("p", 73)+"\n", "user", "add", "cid"); err == nil || !strings.Contains(err.Error(), "at most 72 bytes") {
+		t.Errorf("long password = %v", err)
+	}
+	// passwd, disable, enable: each says what it did; the last admin stays.
+	if _, _, err := cli(t, dir, "root-pass-1\n", "user", "add", "root", "--role", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string // in stdout, or in the error when it starts with "error: "
+	}{
+		{"n3w-pass-word\n", []string{"passwd", "ana"}, `new password set for "ana"; their sessions were ended`},
+		{"short\n", []string{"passwd", "ana"}, "error: user passwd: the password needs at least 8 characters"},
+		{"", []string{"disable", "ana"}, `disabled "ana": sessions ended, API tokens revoked`},
+		{"", []string{"disable", "root"}, `error: user disable: "root" is the last enabled admin`},
+		{"", []string{"disable", "nobody"}, `error: user disable: no user named "nobody"`},
+		{"", []string{"enable", "ana"}, `enabled "ana"`},
+		{"", []string{"remove", "ana"}, "error: usage:"},
+	} {
+		out, _, err := cli(t, dir, c.stdin, append([]string{"user"}, c.args...)...)
+		if want, ok := strings.CutPrefix(c.want, "error: "); ok {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("user %v = %v, want an error with %q", c.args, err, want)
+			}
+		} else if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("user %v = %v %q, want %q", c.args, err, out, c.want)
+		}
+	}
 	out, _, err = cli(t, dir, "", "migrate")
 	if err != nil || !strings.Contains(out, "migration version") {
 		t.Errorf("migrate = %v %q", err, out)

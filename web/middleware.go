@@ -132,7 +132,8 @@ func sessionUserID(data []byte) int64 {
 
 // loadUser puts the session's user, if any, into the request context: the
 // one read with the session when it is the session's user, else read now.
-// A session whose user no longer exists is treated as logged out.
+// A session whose user no longer exists or is disabled is treated as
+// logged out (disabling deletes the sessions; this covers a race with it).
 func loadUser(log *slog.Logger, db *store.DB, sessions *scs.SessionManager) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -141,18 +142,20 @@ func loadUser(log *slog.Logger, db *store.DB, sessions *scs.SessionManager) func
 				next.ServeHTTP(w, r)
 				return
 			}
-			if u, ok := store.SessionUser(r.Context()); ok && u.ID == id {
-				next.ServeHTTP(w, r.WithContext(handlers.WithUser(r.Context(), u)))
-				return
+			u, ok := store.SessionUser(r.Context())
+			if !ok || u.ID != id {
+				var err error
+				u, err = db.User(r.Context(), id)
+				if errors.Is(err, grounding.ErrNotFound) {
+					u.Disabled = true // gone: logged out like a disabled account
+				} else if err != nil {
+					handlers.Fail(log, w, r, err)
+					return
+				}
 			}
-			u, err := db.User(r.Context(), id)
-			if errors.Is(err, grounding.ErrNotFound) {
+			if u.Disabled {
 				sessions.Remove(r.Context(), handlers.SessionUserID)
 				next.ServeHTTP(w, r)
-				return
-			}
-			if err != nil {
-				handlers.Fail(log, w, r, err)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(handlers.WithUser(r.Context(), u)))

@@ -42,6 +42,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	coverage := handlers.NewCoverage(log, db)
 	exports := handlers.NewExport(log, db)
 	tokens := handlers.NewTokens(log, db)
+	tokens.Base = cfg.BaseURL
 	review := handlers.NewReview(log, db, cfg.ClaimLease)
 	queue := handlers.NewQueue(log, db)
 	users := handlers.NewUsers(log, db)
@@ -169,6 +170,9 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 				r.Use(requireRole(log, grounding.RoleAdmin))
 				r.Get("/admin/users", users.List)
 				r.Post("/admin/users", users.Create)
+				r.Post("/admin/users/{userID}/disable", users.Disable)
+				r.Post("/admin/users/{userID}/enable", users.Enable)
+				r.Post("/admin/users/{userID}/password", users.ResetPassword)
 			})
 		})
 	})

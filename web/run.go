@@ -3,8 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"groundwork/grounding"
+	"groundwork/handlers"
 	"groundwork/store"
 	"groundwork/web/demo"
 )
@@ -29,10 +29,11 @@ import (
 const usage = `groundwork: grounding review of tool-use agent logs
 
 usage:
-  groundwork serve   [--addr :8080] [--db URL] [--data DIR] [--no-demo] [--max-upload BYTES] [--lease 15m]
+  groundwork serve   [--addr :8080] [--base-url URL] [--db URL] [--data DIR] [--no-demo] [--max-upload BYTES] [--lease 15m]
   groundwork migrate [--db URL]
   groundwork import  [--db URL] [--run NAME] [--format auto|canonical|tau-bench|openai-jsonl] FILE...
   groundwork user add NAME --role admin|researcher|annotator [--db URL]
+  groundwork user passwd|disable|enable NAME [--db URL]
   groundwork export  --run NAME --format masks|sft|csv [--view V] [--scale S] [--domain D] [--source auto|human|any] [--complete=false] [--include-empty] [--ids] [--limit N] > FILE
   groundwork token   create|list|revoke --user NAME [--name LABEL] [ID]
   groundwork swe     [--instances FILE] [--results FILE] [--json] FILE...   SWE diagnostics, no database
@@ -256,49 +257,96 @@ func runRecheck(ctx context.Context, args []string, getenv Env, stdout io.Writer
 	return nil
 }
 
+const userUsage = `usage:
+  groundwork user add NAME --role admin|researcher|annotator   (password from stdin or a prompt)
+  groundwork user passwd NAME     set a new password (stdin or a prompt); ends NAME's sessions
+  groundwork user disable NAME    no more logins; ends NAME's sessions and revokes their API tokens
+  groundwork user enable NAME     allow NAME to log in again`
+
 func runUser(ctx context.Context, args []string, getenv Env, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "add" {
-		return errors.New("usage: groundwork user add NAME --role admin|researcher|annotator")
+	if len(args) == 0 {
+		return errors.New(userUsage)
 	}
-	fs := flag.NewFlagSet("user add", flag.ContinueOnError)
+	verb := args[0]
+	switch verb {
+	case "add", "passwd", "disable", "enable":
+	default:
+		return errors.New(userUsage)
+	}
+	fs := flag.NewFlagSet("user "+verb, flag.ContinueOnError)
 	var dbf dbFlags
 	dbf.register(fs)
-	role := fs.String("role", grounding.RoleAnnotator, "admin, researcher or annotator")
+	var role *string
+	if verb == "add" {
+		role = fs.String("role", grounding.RoleAnnotator, "admin, researcher or annotator")
+	}
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return errors.New("usage: groundwork user add NAME --role admin|researcher|annotator")
+		return errors.New(userUsage)
 	}
 	name := pos[0]
-	if !grounding.ValidAccountRole(*role) {
+	if role != nil && !grounding.ValidAccountRole(*role) {
 		return fmt.Errorf("user add: role %q: expected admin, researcher or annotator", *role)
 	}
-	password, err := readPassword(stdin, stderr)
-	if err != nil {
-		return err
-	}
-	if len(password) < 8 {
-		return errors.New("user add: the password must have at least 8 characters")
-	}
-	hash, err := bcrypt.GenerateFromPassword(password, bcrypt.DefaultCost)
-	if err != nil {
-		return fmt.Errorf("user add: hash password: %w", err)
+	var hash []byte
+	if verb == "add" || verb == "passwd" {
+		password, err := readPassword(stdin, stderr)
+		if err != nil {
+			return err
+		}
+		if p := handlers.PasswordProblem(string(password)); p != "" {
+			return fmt.Errorf("user %s: %s", verb, strings.ToLower(p[:1])+p[1:])
+		}
+		if hash, err = bcrypt.GenerateFromPassword(password, bcrypt.DefaultCost); err != nil {
+			return fmt.Errorf("user %s: hash password: %w", verb, err)
+		}
 	}
 	db, err := dbf.open(ctx, getenv)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	u, err := db.CreateUser(ctx, name, *role, hash)
-	if errors.Is(err, grounding.ErrConflict) {
-		return fmt.Errorf("user add: a user named %q already exists", name)
+	if verb == "add" {
+		u, err := db.CreateUser(ctx, name, *role, hash)
+		if errors.Is(err, grounding.ErrConflict) {
+			return fmt.Errorf("user add: a user named %q already exists", name)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "created %s %q\n", u.Role, u.Name)
+		return nil
+	}
+	u, err := db.UserByName(ctx, name)
+	if errors.Is(err, grounding.ErrNotFound) {
+		return fmt.Errorf("user %s: no user named %q", verb, name)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "created %s %q\n", u.Role, u.Name)
+	switch verb {
+	case "passwd":
+		err = db.SetPassword(ctx, u.ID, hash)
+	default:
+		err = db.SetDisabled(ctx, u.ID, verb == "disable")
+	}
+	if errors.Is(err, grounding.ErrInvalid) {
+		return fmt.Errorf("user %s: %q is the last enabled admin; enable or add another admin first", verb, name)
+	}
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "passwd":
+		fmt.Fprintf(stdout, "new password set for %q; their sessions were ended\n", name)
+	case "disable":
+		fmt.Fprintf(stdout, "disabled %q: sessions ended, API tokens revoked, no new login\n", name)
+	default:
+		fmt.Fprintf(stdout, "enabled %q: they can log in again (revoked API tokens stay revoked)\n", name)
+	}
 	return nil
 }
 
@@ -331,8 +379,18 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 	maxUpload := fs.Int64("max-upload", 1<<30, "largest accepted upload in bytes")
 	lease := fs.Duration("lease", store.DefaultLease, "how long an annotator's claim on a queue item lasts without activity")
 	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this separate address, e.g. localhost:6060; off by default")
+	baseFlag := fs.String("base-url", "", "the address people reach the app at, e.g. https://gw.example.org behind a TLS proxy (default $GROUNDWORK_BASE_URL): https marks the session cookie Secure")
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if *baseFlag == "" {
+		*baseFlag = getenv("GROUNDWORK_BASE_URL")
+	}
+	if *baseFlag != "" {
+		u, err := url.Parse(*baseFlag)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("serve: --base-url %q: expected http://HOST or https://HOST", *baseFlag)
+		}
 	}
 	if *addr == "" {
 		*addr = "localhost:8080"
@@ -367,7 +425,7 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 		MaxUploadBytes: *maxUpload,
 		ClaimLease:     *lease,
 		UploadDir:      uploadDir,
-		SecureCookies:  strings.HasPrefix(getenv("GROUNDWORK_BASE_URL"), "https://"),
+		BaseURL:        *baseFlag,
 		Logger:         logger,
 	}, db, Importer{DB: db})
 	if err != nil {
@@ -424,7 +482,7 @@ func firstRun(ctx context.Context, db *store.DB, loadDemo bool, base string, std
 	if n > 0 {
 		return nil
 	}
-	password := randomPassword()
+	password := handlers.NewPassword()
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
 		return err
@@ -482,12 +540,6 @@ func importDemo(ctx context.Context, db *store.DB, stdout io.Writer) error {
 // ImportBytes imports an in-memory file (the demo pool, tests).
 func ImportBytes(ctx context.Context, db *store.DB, runName, fileName string, data []byte) (grounding.ImportResult, error) {
 	return Importer{DB: db}.importReader(ctx, runName, bytes.NewReader(data), fileName, grounding.FormatAuto)
-}
-
-func randomPassword() string {
-	b := make([]byte, 15)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // sweepSessions deletes expired sessions hourly so the table does not grow.

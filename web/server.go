@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -22,8 +23,12 @@ type Config struct {
 	MaxUploadBytes int64
 	// UploadDir holds uploads while they are imported; "" means os.TempDir().
 	UploadDir string
-	// SecureCookies marks the session cookie Secure (serve over HTTPS).
+	// SecureCookies marks the session cookie Secure (serve over HTTPS); a
+	// BaseURL starting with https:// implies it.
 	SecureCookies bool
+	// BaseURL is the address people reach the app at, e.g.
+	// https://gw.example.org behind a TLS proxy; "" when unknown.
+	BaseURL string
 	// Logger receives request and error logs; nil means slog.Default().
 	Logger *slog.Logger
 	// ClaimLease is how long an annotator's claim on a queue item lasts
@@ -93,7 +98,7 @@ func newSessions(cfg Config, db *store.DB) *scs.SessionManager {
 	s.Cookie.Name = "groundwork_session"
 	s.Cookie.HttpOnly = true
 	s.Cookie.SameSite = http.SameSiteLaxMode
-	s.Cookie.Secure = cfg.SecureCookies
+	s.Cookie.Secure = cfg.SecureCookies || strings.HasPrefix(cfg.BaseURL, "https://")
 	s.Cookie.Path = "/"
 	s.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		handlers.Fail(cfg.Logger, w, r, fmt.Errorf("web: session: %w", err))

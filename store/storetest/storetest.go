@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"UserConflict", testUserConflict},
 		{"UserInvalid", testUserInvalid},
 		{"UserSetPassword", testUserSetPassword},
+		{"UserDisable", testUserDisable},
 		{"Sessions", testSessions},
 		{"SessionExpiry", testSessionExpiry},
 		{"SessionUser", testSessionUser},
@@ -285,6 +286,76 @@ func testUserSetPassword(t *testing.T, db *store.DB) {
 	wantErr(t, "SetPassword(unknown)", db.SetPassword(ctx, u.ID+1000, []byte("x")), grounding.ErrNotFound)
 }
 
+// Disabling an account ends its sessions and revokes its API tokens at
+// once; the last enabled admin stays; enabling restores the login only.
+func testUserDisable(t *testing.T, db *store.DB) {
+	root, err := db.CreateUser(ctx, "root", grounding.RoleAdmin, []byte("h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, err := db.CreateUser(ctx, "ann", grounding.RoleAnnotator, []byte("h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := db.SessionStore(func(b []byte) int64 {
+		id, _ := strconv.ParseInt(strings.TrimPrefix(string(b), "user="), 10, 64)
+		return id
+	}).(scs.CtxStore)
+	exp := time.Now().Add(time.Hour)
+	for token, u := range map[string]grounding.User{"ann-1": ann, "ann-2": ann, "root-1": root} {
+		if err := s.CommitCtx(ctx, token, []byte("user="+strconv.FormatInt(u.ID, 10)), exp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, secret, err := db.CreateAPIToken(ctx, ann.ID, "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetDisabled(ctx, ann.ID, true); err != nil {
+		t.Fatalf("SetDisabled: %v", err)
+	}
+	if u, err := db.User(ctx, ann.ID); err != nil || !u.Disabled {
+		t.Errorf("User after disabling = %+v, %v", u, err)
+	}
+	if u, err := db.UserByName(ctx, "ann"); err != nil || !u.Disabled {
+		t.Errorf("UserByName after disabling = %+v, %v", u, err)
+	}
+	for token, want := range map[string]bool{"ann-1": false, "ann-2": false, "root-1": true} {
+		if _, found, err := s.FindCtx(ctx, token); err != nil || found != want {
+			t.Errorf("session %s after disabling ann: found %v, %v; want %v", token, found, err, want)
+		}
+	}
+	_, _, err = db.APITokenUser(ctx, secret)
+	wantErr(t, "APITokenUser of a disabled account", err, grounding.ErrTokenRevoked)
+	if err := db.SetDisabled(ctx, ann.ID, true); err != nil {
+		t.Errorf("SetDisabled twice: %v", err)
+	}
+	// The last enabled admin cannot be disabled; with another admin, it can.
+	wantErr(t, "SetDisabled(last admin)", db.SetDisabled(ctx, root.ID, true), grounding.ErrInvalid)
+	if u, _ := db.User(ctx, root.ID); u.Disabled {
+		t.Error("the refused SetDisabled disabled the last admin")
+	}
+	ada, err := db.CreateUser(ctx, "ada", grounding.RoleAdmin, []byte("h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetDisabled(ctx, root.ID, true); err != nil {
+		t.Errorf("SetDisabled(root) with ada enabled: %v", err)
+	}
+	wantErr(t, "SetDisabled(ada, now the last admin)", db.SetDisabled(ctx, ada.ID, true), grounding.ErrInvalid)
+	// Enabling gives the login back, not the tokens.
+	if err := db.SetDisabled(ctx, ann.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := db.User(ctx, ann.ID); u.Disabled {
+		t.Error("ann is still disabled after enabling")
+	}
+	_, _, err = db.APITokenUser(ctx, secret)
+	wantErr(t, "APITokenUser after enabling", err, grounding.ErrTokenRevoked)
+	wantErr(t, "SetDisabled(unknown)", db.SetDisabled(ctx, ann.ID+1000, true), grounding.ErrNotFound)
+	wantErr(t, "SetDisabled(unknown, false)", db.SetDisabled(ctx, ann.ID+1000, false), grounding.ErrNotFound)
+}
+
 func testSessions(t *testing.T, db *store.DB) {
 	s := db.SessionStore(nil)
 	if _, ok := s.(scs.CtxStore); !ok {
@@ -358,12 +429,31 @@ func testSessionUser(t *testing.T, db *store.DB) {
 	if u, ok := find("anonymous"); ok {
 		t.Errorf("a session without a user found %+v", u)
 	}
-	// The row is read on every lookup: a change to the account shows at once.
+	// A new password ends the account's sessions, and only its own.
 	if err := db.SetPassword(ctx, ann.ID, []byte("new hash")); err != nil {
 		t.Fatal(err)
 	}
-	if u, ok := find("signed-in"); !ok || string(u.PasswordHash) != "new hash" {
-		t.Errorf("after the password change the session user = %+v, %v", u, ok)
+	if _, found, err := s.FindCtx(ctx, "signed-in"); err != nil || found {
+		t.Errorf("the session outlived the password change: found %v, %v", found, err)
+	}
+	if _, found, err := s.FindCtx(ctx, "anonymous"); err != nil || !found {
+		t.Errorf("the password change ended another session: found %v, %v", found, err)
+	}
+	// The row is read on every lookup: a change to the account shows at once.
+	if err := s.CommitCtx(ctx, "signed-in", []byte("user="+strconv.FormatInt(ann.ID, 10)), exp); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetDisabled(ctx, ann.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CommitCtx(ctx, "signed-in", []byte("user="+strconv.FormatInt(ann.ID, 10)), exp); err != nil {
+		t.Fatal(err) // a session written while (racing) the account is disabled
+	}
+	if u, ok := find("signed-in"); !ok || string(u.PasswordHash) != "new hash" || !u.Disabled {
+		t.Errorf("the session user of a disabled account = %+v, %v; want it marked disabled", u, ok)
+	}
+	if err := db.SetDisabled(ctx, ann.ID, false); err != nil {
+		t.Fatal(err)
 	}
 	// Without room in the context, nothing is kept; the data is the same.
 	if b, found, err := s.FindCtx(ctx, "signed-in"); err != nil || !found || string(b) != "user="+strconv.FormatInt(ann.ID, 10) {
