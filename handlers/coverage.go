@@ -60,21 +60,10 @@ const (
 
 func (h *Coverage) fail(w http.ResponseWriter, r *http.Request, err error) { fail(h.log, w, r, err) }
 
-// covInvalid turns a grounding validation error into a 422 whose message is
-// the error's text without the sentinel's.
+// covInvalid turns a grounding validation error into a 422 with its
+// user-facing text (userMessage).
 func covInvalid(err error) error {
-	msg := strings.TrimSuffix(err.Error(), ": "+grounding.ErrInvalid.Error())
-	if i := strings.LastIndex(msg, "store: "); i >= 0 {
-		// "store: save view: …" → "…"
-		msg = msg[i+len("store: "):]
-		if j := strings.Index(msg, ": "); j >= 0 {
-			msg = msg[j+2:]
-		}
-	}
-	if msg != "" {
-		msg = strings.ToUpper(msg[:1]) + msg[1:]
-	}
-	return Error(http.StatusUnprocessableEntity, msg+".")
+	return Error(http.StatusUnprocessableEntity, userMessage(err))
 }
 
 // poolRequest is the pool and scale a coverage request is about.

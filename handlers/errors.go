@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5/middleware"
 
@@ -79,11 +80,39 @@ func classify(err error) (int, string) {
 	case errors.Is(err, grounding.ErrConflict):
 		return http.StatusConflict, "This conflicts with existing data."
 	case errors.Is(err, grounding.ErrInvalid):
-		// Validation errors from grounding are written for the user.
-		return http.StatusUnprocessableEntity, err.Error()
+		// Validation errors say what is wrong in words for the user.
+		return http.StatusUnprocessableEntity, userMessage(err)
 	default:
 		return http.StatusInternalServerError, ""
 	}
+}
+
+// userMessage is the text of a validation or conflict error as a user
+// should read it: "store: enqueue decision 0 of trajectory 13: the note is
+// longer than 4000 bytes: invalid input" becomes "The note is longer than
+// 4000 bytes." The store's "store: OPERATION: " prefix and the sentinel's
+// name say nothing to a user; what is left is the store's or the domain's
+// own sentence.
+func userMessage(err error) string {
+	msg := err.Error()
+	for _, s := range []error{grounding.ErrInvalid, grounding.ErrConflict, grounding.ErrNotFound} {
+		msg = strings.TrimSuffix(msg, ": "+s.Error())
+	}
+	if i := strings.LastIndex(msg, "store: "); i >= 0 {
+		msg = msg[i+len("store: "):]
+		if j := strings.Index(msg, ": "); j >= 0 {
+			msg = msg[j+2:]
+		}
+	}
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return "The request is not valid."
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 // requestID is chi's request id of r, or "-" outside the middleware.

@@ -97,7 +97,7 @@ func (h *Imports) Create(w http.ResponseWriter, r *http.Request) {
 	res, err := h.imp.ImportFile(r.Context(), up.runName, up.file, up.name, format)
 	switch {
 	case errors.Is(err, grounding.ErrInvalid), errors.Is(err, grounding.ErrConflict):
-		msg := err.Error()
+		msg := userMessage(err)
 		// An importer's own error names file, record, line and field; the
 		// layers above it only add prefixes the user has no use for.
 		if ie := (*grounding.ImportError)(nil); errors.As(err, &ie) {
