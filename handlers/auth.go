@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -26,11 +28,12 @@ type Auth struct {
 	log      *slog.Logger
 	users    userFinder
 	sessions sessionManager
+	throttle *loginThrottle
 }
 
 // NewAuth returns the login handlers.
 func NewAuth(log *slog.Logger, users userFinder, sessions sessionManager) *Auth {
-	return &Auth{log: log, users: users, sessions: sessions}
+	return &Auth{log: log, users: users, sessions: sessions, throttle: newLoginThrottle()}
 }
 
 const wrongCredentials = "Wrong name or password."
@@ -60,12 +63,21 @@ func (h *Auth) Login(w http.ResponseWriter, r *http.Request) {
 	password := r.PostForm.Get("password")
 	next := SafeNext(r.PostForm.Get("next"))
 
+	if d := h.throttle.wait(name, r.RemoteAddr); d > 0 {
+		secs := int(d.Round(time.Second) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		h.log.Warn("login throttled", "request_id", requestID(r), "status", http.StatusTooManyRequests)
+		f := views.LoginForm{Name: name, Next: next, Error: "Too many failed logins. Try again in " + plural(max(secs, 1), "second") + "."}
+		render(w, r, http.StatusTooManyRequests, page{title: "Log in", body: views.LoginPage(f)})
+		return
+	}
 	u, err := h.users.UserByName(r.Context(), name)
 	switch {
 	case errors.Is(err, grounding.ErrNotFound):
 		// Spend the same time as a real comparison so response times do
 		// not reveal which names exist.
 		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
+		h.throttle.failed(name, r.RemoteAddr)
 		h.refuse(w, r, name, next)
 		return
 	case err != nil:
@@ -73,9 +85,11 @@ func (h *Auth) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
+		h.throttle.failed(name, r.RemoteAddr)
 		h.refuse(w, r, name, next)
 		return
 	}
+	h.throttle.succeeded(name)
 	if u.Disabled { // said only to whoever knows the password
 		h.refuseWith(w, r, name, next, "This account is disabled. Ask an admin to enable it.")
 		return

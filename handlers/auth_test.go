@@ -1,10 +1,13 @@
 package handlers
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -133,6 +136,66 @@ func TestSafeNext(t *testing.T) {
 	for _, tt := range tests {
 		if got := SafeNext(tt.in); got != tt.want {
 			t.Errorf("SafeNext(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Failed logins are throttled per name (10, then one per 30 s) and per
+// address (50, then one per 2 s); while throttled even the right password
+// is refused without being compared; a success forgets the name's failures.
+func TestLoginThrottle(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	st := loginStore(t)
+	sess := &fakeSessions{}
+	auth := NewAuth(quietLog(), st, sess)
+	auth.throttle.now = func() time.Time { return now }
+	login := func(name, password, addr string) *httptest.ResponseRecorder {
+		t.Helper()
+		form := url.Values{"name": {name}, "password": {password}}
+		req := httptest.NewRequest("POST", "/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = addr
+		rec := httptest.NewRecorder()
+		auth.Login(rec, req)
+		return rec
+	}
+	for i := range 10 {
+		if rec := login("ann", "guess"+strconv.Itoa(i), "10.0.0.1:5000"); rec.Code != 422 {
+			t.Fatalf("wrong password %d = %d, want 422", i, rec.Code)
+		}
+	}
+	rec := login("Ann ", "correct horse", "10.0.0.2:6000") // another address, the same account
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "30" || !strings.Contains(rec.Body.String(), "Try again in 30 seconds") {
+		t.Fatalf("the right password after 10 failures = %d, Retry-After %q; want 429 and 30", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if sess.renewed {
+		t.Error("a throttled login was let in")
+	}
+	now = now.Add(31 * time.Second)
+	if rec := login("ann", "correct horse", "10.0.0.2:6000"); rec.Code != 303 {
+		t.Fatalf("after 31 s the right password = %d, want 303", rec.Code)
+	}
+	// The success forgot ann's failures: a typo now is a plain 422.
+	if rec := login("ann", "typo", "10.0.0.2:6000"); rec.Code != 422 {
+		t.Errorf("a typo after a success = %d, want 422", rec.Code)
+	}
+	// One address spraying names runs out after 50 failures in a row (its
+	// bucket refilled while ann waited).
+	for i := range 50 {
+		login("user"+strconv.Itoa(i), "x", "10.0.0.1:5001")
+	}
+	if rec := login("ann", "correct horse", "10.0.0.1:7000"); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "2" {
+		t.Errorf("the 51st try from one address = %d, Retry-After %q; want 429 and 2", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if rec := login("ann", "correct horse", "[2001:db8::1]:443"); rec.Code != 303 {
+		t.Errorf("ann from another address = %d, want 303", rec.Code)
+	}
+}
+
+func TestAddrKey(t *testing.T) {
+	for in, want := range map[string]string{"10.0.0.1:5000": "10.0.0.1", "[2001:db8::1]:443": "2001:db8::1", "pipe": "pipe"} {
+		if got := addrKey(in); got != want {
+			t.Errorf("addrKey(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
