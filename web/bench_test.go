@@ -247,3 +247,40 @@ func genTrajectory(i, turns int) *grounding.Trajectory {
 	}
 	return t
 }
+
+// BenchmarkRunPageRareDecision measures the run page's decision filters on
+// 50,000 generated τ-bench-like trajectories (gen --kind tau --seed 11, as
+// checked at import): a tool's failed or ambiguous decisions are few and
+// late in the page order, and a filter nothing meets reads the whole run.
+//
+//	TEST_DATABASE_URL=… go test ./web -run '^$' -bench RunPageRareDecision -benchtime 100x
+func BenchmarkRunPageRareDecision(b *testing.B) {
+	const n = 50_000
+	for name, open := range benchStores(b) {
+		b.Run(name, func(b *testing.B) {
+			db := open(b)
+			ctx := context.Background()
+			pool := func(yield func(*grounding.Trajectory, error) bool) {
+				for t := range grounding.Generate(grounding.GenOptions{Trajectories: n, Seed: 11, Kind: "tau"}) {
+					if !yield(t, nil) {
+						return
+					}
+				}
+			}
+			res, err := db.ImportTrajectories(ctx, "pool", grounding.ImportResult{File: "pool.jsonl", Format: "canonical", SHA256: "pool"}, pool)
+			if err != nil {
+				b.Fatal(err)
+			}
+			get := benchServer(b, db)
+			for _, c := range []struct{ name, query string }{
+				{"tool-fail", "tool=get_line_details&verdict=fail"}, // 2,156 matches
+				{"tool-ambiguous", "tool=get_order_details&verdict=ambiguous"},
+				{"tool-fail-none", "tool=get_user_details&verdict=fail"}, // no match
+				{"tool-pass", "tool=cancel_reservation&verdict=pass"},    // common
+				{"reason-fail", "reason=term.failed&verdict=fail"},       // common reason
+			} {
+				b.Run(c.name, func(b *testing.B) { latency(b, get, fmt.Sprintf("/runs/%d?%s", res.RunID, c.query)) })
+			}
+		})
+	}
+}
