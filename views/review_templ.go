@@ -65,20 +65,20 @@ func Review(p ReviewPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "><header class=\"review-head\" data-testid=\"progress\"><span class=\"strong\">Queue: ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "><header class=\"review-head\" data-testid=\"progress\"><h1 class=\"review-title\">Queue: ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var4 string
 		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(p.Filter.Label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/review.templ`, Line: 12, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/review.templ`, Line: 12, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</span> <span data-testid=\"remaining\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</h1><span data-testid=\"remaining\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -574,7 +574,7 @@ func Review(p ReviewPage) templ.Component {
 				}
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<dialog id=\"shortcuts\" class=\"shortcuts\" data-testid=\"shortcuts\"><h2>Keyboard</h2><dl><div><dt><kbd>a</kbd></dt><dd>approve: grounded, supervise it</dd></div><div><dt><kbd>r</kbd></dt><dd>reject: not inferable from what the agent saw</dd></div><div><dt><kbd>s</kbd></dt><dd>skip: someone else takes it</dd></div><div><dt><kbd>u</kbd></dt><dd>undo my last verdict</dd></div><div><dt><kbd>n</kbd></dt><dd>write a note; <kbd>Enter</kbd> saves it, <kbd>Esc</kbd> leaves the field</dd></div><div><dt><kbd>?</kbd></dt><dd>show or hide this list</dd></div></dl><form method=\"dialog\"><button type=\"submit\">close</button></form></dialog></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<dialog id=\"shortcuts\" class=\"shortcuts\" data-testid=\"shortcuts\" aria-labelledby=\"shortcuts-title\"><h2 id=\"shortcuts-title\">Keyboard</h2><dl><div><dt><kbd>a</kbd></dt><dd>approve: grounded, supervise it</dd></div><div><dt><kbd>r</kbd></dt><dd>reject: not inferable from what the agent saw</dd></div><div><dt><kbd>s</kbd></dt><dd>skip: someone else takes it</dd></div><div><dt><kbd>u</kbd></dt><dd>undo my last verdict</dd></div><div><dt><kbd>n</kbd></dt><dd>write a note; <kbd>Enter</kbd> saves it, <kbd>Esc</kbd> leaves the field</dd></div><div><dt><kbd>?</kbd></dt><dd>show or hide this list</dd></div></dl><form method=\"dialog\"><button type=\"submit\">close</button></form></dialog></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

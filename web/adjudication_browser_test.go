@@ -3,16 +3,19 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -152,7 +155,8 @@ func press(t *testing.T, ctx context.Context, key, shot string) string {
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#review").dataset.old = "1", true`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.KeyEvent(key)); err != nil {
+	// Keys judge an item only once it has settled on screen (data-ready).
+	if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`)), chromedp.KeyEvent(key)); err != nil {
 		t.Fatalf("press %q: %v", key, err)
 	}
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(function () { var r = document.querySelector("#review"); return !!r && !r.dataset.old && !document.querySelector(".htmx-request"); })()`,
@@ -362,6 +366,10 @@ func TestBrowserJudgeFromTrajectory(t *testing.T) {
 	if got := evalString(t, ann, `location.hash`); got != "#"+want {
 		t.Errorf("%s from #%s went to %q, want #%s", key, anchor, got, want)
 	}
+	// The card takes the focus, so Tab goes on into it, not to the page top.
+	if got := evalString(t, ann, `document.activeElement.id`); got != want {
+		t.Errorf("after %s the focus is on %q, want the card #%s", key, got, want)
+	}
 	if err := chromedp.Do(ann, chromedp.Navigate(base+href), chromedp.WaitVisible(chromedp.CSS(`#`+anchor+` [data-testid=judge]`))); err != nil {
 		t.Fatal(err)
 	}
@@ -419,6 +427,159 @@ func TestBrowserJudgeFromTrajectory(t *testing.T) {
 	if loc := evalString(t, ann, `location.search`); strings.Contains(loc, "trajectory=") {
 		t.Errorf("after the verdict the URL still names the decision: %s", loc)
 	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("console errors: %v", p)
+	}
+}
+
+// TestBrowserReviewKeysAreSafe: keys never judge an item nobody has seen.
+// A held key acts once; a second press as the next item appears does
+// nothing; and text typed into the note while a verdict is on its way (the
+// answer held back 600 ms) lands in the next item's note, focused, instead
+// of being lost and its letters taken as commands ("orders" holds an r).
+func TestBrowserReviewKeysAreSafe(t *testing.T) {
+	base, dir := serveAdjudication(t)
+	ann := newBrowser(t)
+	problems := consoleProblems(t, ann)
+	browserLogin(t, ann, base, "ann")
+	ready := chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`))
+	key := func(k string, repeat bool) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: k, Text: k, UnmodifiedText: k, AutoRepeat: &repeat}
+			_, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, down)
+			return err
+		})
+	}
+	swapped := func(from string) {
+		t.Helper()
+		_, err := chromedp.Run(ann, chromedp.Poll[bool](`(function () { var r = document.querySelector("#review"); return !!r && r.dataset.item !== "`+from+`" && !document.querySelector(".htmx-request"); })()`,
+			chromedp.WithPollingTimeout(10*time.Second)))
+		if err != nil {
+			t.Fatalf("the item %s was not replaced: %v", from, err)
+		}
+	}
+	verdicts := func() []grounding.VerdictEvent {
+		t.Helper()
+		db, err := store.Open(context.Background(), filepath.Join(dir, "groundwork.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		u, err := db.UserByName(context.Background(), "ann")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := db.Queue(context.Background(), grounding.QueueFilter{State: "all", Limit: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []grounding.VerdictEvent
+		for _, it := range page.Items {
+			h, err := db.History(context.Background(), it.TrajectoryID, it.Ordinal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range h.Events {
+				if e.UserID == u.ID && e.Kind == grounding.EventVerdict {
+					out = append(out, e)
+				}
+			}
+		}
+		return out
+	}
+
+	// A key held down: one press, then the keyboard's repeats.
+	first := currentItem(t, ann)
+	if err := chromedp.Do(ann, ready, key("a", false)); err != nil {
+		t.Fatal(err)
+	}
+	for range 15 {
+		if err := chromedp.Do(ann, key("a", true)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(33 * time.Millisecond)
+	}
+	swapped(first)
+	time.Sleep(600 * time.Millisecond)
+	if got := mineToday(t, ann); got != "1 today" {
+		t.Errorf("after holding a for half a second: %s, want 1 verdict", got)
+	}
+
+	// A double press: the second lands as the next item appears.
+	second := currentItem(t, ann)
+	if err := chromedp.Do(ann, ready, typedKey("a")); err != nil {
+		t.Fatal(err)
+	}
+	swapped(second)
+	if err := chromedp.Do(ann, typedKey("a")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if got := mineToday(t, ann); got != "2 today" {
+		t.Errorf("after a double press: %s, want 2 verdicts", got)
+	}
+
+	// Typing a note while the verdict is on its way.
+	var (
+		mu     sync.Mutex
+		paused []fetch.RequestID
+	)
+	if err := chromedp.Listen(ann, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			mu.Lock()
+			paused = append(paused, e.RequestID)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err := chromedp.Do(ann, ready, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/verdict"}}})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := currentItem(t, ann)
+	if err := chromedp.Do(ann, typedKey("a"), typedKey("n"), chromedp.KeyEvent("see orders")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		mu.Lock()
+		ids := paused
+		mu.Unlock()
+		if len(ids) != 1 {
+			return fmt.Errorf("%d verdict requests held, want 1", len(ids))
+		}
+		if _, err := cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ids[0]}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	swapped(third)
+	time.Sleep(600 * time.Millisecond)
+	got := evalString(t, ann, `(function () { var n = document.querySelector("[data-note-input]"); return n.value + "|" + (document.activeElement === n); })()`)
+	if got != "see orders|true" {
+		t.Errorf("the note typed while the verdict was on its way: %q, want it in the next item's note, focused", got)
+	}
+	if got := mineToday(t, ann); got != "3 today" {
+		t.Errorf("after typing during the swap: %s, want 3 verdicts", got)
+	}
+	vs := verdicts()
+	for _, v := range vs {
+		if v.Verdict != grounding.VerdictPass {
+			t.Errorf("a %s verdict was recorded on decision %d: typed letters taken as a command", v.Verdict, v.Ordinal)
+		}
+	}
+	if len(vs) != 3 {
+		t.Errorf("%d verdicts in the store, want 3", len(vs))
+	}
+	screenshot(t, ann, "keys-safe")
 	if p := problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
 	}

@@ -105,6 +105,7 @@ func TestNewcomerJourney(t *testing.T) {
 	// The demo queue holds more than one item: the verdict lands and the
 	// next item swaps in.
 	step("05-adjudicated",
+		chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`)),
 		chromedp.KeyEvent("a"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=review]:not([data-item="`+first+`"])`)),
 	)

@@ -109,12 +109,13 @@
         target = markText(item, btn.querySelector(".strong") ? btn.querySelector(".strong").textContent : "") || item;
       }
     }
-    if (!target) return;
+    if (!target) return null;
     if (scroll && target.scrollIntoView) {
       target.scrollIntoView({ block: "nearest", behavior: "smooth" });
     } else {
       revealInBoxes(target, card);
     }
+    return target;
   }
 
   // revealInBoxes scrolls the scroll boxes between el and the card (a long
@@ -145,16 +146,75 @@
   // The item on screen: a new one starts at the top of the page, where its
   // "why queued" is, wherever the last one was scrolled to.
   var shownItem = null;
+  // Verdict and skip keys wait until a new item has been on screen a
+  // moment (settleMs; #review gets data-ready then, and its key buttons
+  // look pressable again), so a double press or a held key never judges an
+  // item nobody has seen; nor does a key pressed while a swap is under way.
+  var swapping = false, settleMs = 400;
+  // Text typed into the note while the next item loaded (carried), and the
+  // key of the button that had the focus (refocus), moved to the new item.
+  var sentNote = "", carried = null, refocus = "";
+  function noteField(r) { return r ? r.querySelector("[data-note-input]") : null; }
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var r = review();
+    if (r && r.contains(e.detail.elt)) {
+      var note = noteField(r);
+      sentNote = note ? note.value : "";
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var r = review();
+    if (!r || e.detail.target !== r) return;
+    swapping = true;
+    var note = noteField(r), a = document.activeElement;
+    carried = null;
+    if (note && (a === note || note.value !== sentNote)) {
+      var text = note.value;
+      if (sentNote !== "" && text.indexOf(sentNote) === 0) text = text.slice(sentNote.length).replace(/^\s+/, "");
+      else if (text === sentNote) text = "";
+      carried = { text: text, focus: a === note };
+    }
+    refocus = a instanceof HTMLElement && a.dataset.key ? a.dataset.key : "";
+  });
   function onReview() {
     var r = review();
+    swapping = false;
     if (!r) return;
     var item = r.getAttribute("data-item");
     if (item !== shownItem) {
       if (shownItem !== null) window.scrollTo(0, 0);
       shownItem = item;
+      setTimeout(function () { r.setAttribute("data-ready", ""); }, settleMs);
+    } else {
+      r.setAttribute("data-ready", "");
     }
+    var note = noteField(r);
+    if (carried && note) {
+      if (carried.text !== "") {
+        note.value = carried.text;
+        alertBox("What you typed while the next item loaded is in this item's note, not saved: check that it belongs here.");
+      }
+      if (carried.focus || carried.text !== "") note.focus({ preventScroll: true });
+    } else if (refocus) {
+      var b = r.querySelector('button[data-key="' + refocus + '"]');
+      if (b) b.focus({ preventScroll: true });
+    }
+    carried = null;
+    refocus = "";
     var q = r.querySelector("button.arg[data-question]");
-    if (q) showEvidence(q, false);
+    var ev = q ? showEvidence(q, false) : null;
+    if (ev && stacked.matches && window.scrollY === 0) bringIntoView(r, ev);
+  }
+  // Stacked panes (a narrow window) put the history below the action, and
+  // the evidence often below the fold or under the sticky action bar:
+  // scroll the page just enough to show it (the least scroll, so the
+  // argument in question stays on screen whenever both fit).
+  var stacked = window.matchMedia("(max-width: 1099.98px)");
+  function bringIntoView(r, ev) {
+    var bar = r.querySelector("[data-testid=review-actions]");
+    var bottom = window.innerHeight - (bar ? bar.getBoundingClientRect().height : 0) - 12;
+    var need = ev.getBoundingClientRect().bottom - bottom;
+    if (need > 0) window.scrollBy(0, need);
   }
   document.addEventListener("DOMContentLoaded", onReview);
   document.addEventListener("htmx:afterSettle", onReview);
@@ -193,19 +253,23 @@
     }
     var d = document.getElementById("shortcuts");
     if (d && d.open) return;
-    if (e.key === "n") {
-      var note = r.querySelector("[data-note-input]");
+    // Caps Lock or Shift: the same key.
+    var key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (key === "n") {
+      var note = noteField(r);
       if (note) {
         e.preventDefault();
         note.focus();
       }
       return;
     }
-    var btn = r.querySelector('button[data-key="' + e.key + '"]');
-    if (btn && !btn.disabled) {
-      e.preventDefault();
-      btn.click();
-    }
+    var btn = r.querySelector('button[data-key="' + key + '"]');
+    if (!btn) return;
+    e.preventDefault();
+    // A held key repeats: it acts once. Verdicts and skips also wait for
+    // the item to settle on screen; undo does not (it judges nothing).
+    if (e.repeat || swapping || (key !== "u" && !r.hasAttribute("data-ready"))) return;
+    if (!btn.disabled) btn.click();
   });
 
   // Trajectory page: j and k move to the next and the previous decision
@@ -223,6 +287,10 @@
     e.preventDefault();
     target.scrollIntoView({ block: "start" });
     history.replaceState(null, "", "#" + target.id);
+    // The card takes the focus, so Tab goes on to its arguments (and the
+    // address change, which :target does not see, shows on the card).
+    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: true });
   });
 
   // A note typed and not saved goes with a verdict, skip or undo (their
