@@ -320,6 +320,7 @@ type checker struct {
 	onGroupLeaf  func(w *jsonWalker, kind byte, s string, f float64, start, end int)
 	summedTo     int
 	pendingMD    []pendingAt
+	replyMD      []pendingMD // the undated month/day mentions of the reply being checked
 	pending      []int32 // entries named by agent text since the last "yes"
 	recent       []int32 // entries named by agent text since the last user message
 	turn         int32   // number of user messages so far
