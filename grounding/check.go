@@ -320,14 +320,15 @@ type checker struct {
 	onGroupLeaf  func(w *jsonWalker, kind byte, s string, f float64, start, end int)
 	summedTo     int
 	pendingMD    []pendingAt
-	pending      []int32 // entries named by agent text since the last "yes"
-	recent       []int32 // entries named by agent text since the last user message
-	turn         int32   // number of user messages so far
-	attrBuf      []attr  // backing store of candidates' attributes
-	lastUser     int     // last visible user message so far, -1
-	lastYes      bool    // whether it was affirmative
-	lastNo       bool    // whether it opened with a refusal ("no", "actually", …)
-	lastWrite    int     // message of the last successful consequential write, -1
+	replyMD      []pendingMD // the undated month/day mentions of the reply being checked
+	pending      []int32     // entries named by agent text since the last "yes"
+	recent       []int32     // entries named by agent text since the last user message
+	turn         int32       // number of user messages so far
+	attrBuf      []attr      // backing store of candidates' attributes
+	lastUser     int         // last visible user message so far, -1
+	lastYes      bool        // whether it was affirmative
+	lastNo       bool        // whether it opened with a refusal ("no", "actually", …)
+	lastWrite    int         // message of the last successful consequential write, -1
 	events       []confirmEvent
 	evEnts       []int32             // the events' ents are cut from this
 	pendingTexts []int               // agent text messages since the last "yes"
@@ -819,7 +820,7 @@ func (c *checker) userTurn(msg int, content string) {
 	}
 	c.lastNo = c.refusal(lowTrim)
 	c.lastYes = !c.lastNo && c.affirmative(lowTrim)
-	pick := !c.lastNo && c.selection(low)
+	pick := !c.lastNo && !c.lastYes && c.selection(low) // only a turn that is no "yes" needs a pick
 	// What the agent said since the previous user message is what this
 	// answer accepts (singles out); a workflow confirmation may also cover
 	// what was proposed since the previous yes.

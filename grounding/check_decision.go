@@ -54,6 +54,10 @@ func (c *checker) assistant(i int) {
 		if !prose {
 			c.scanContent(m.Content, &c.buf)
 			b = &c.buf
+		} else {
+			// The month/day mentions the reply's scan could not date wait
+			// for the index, after whatever the checks left.
+			c.sc.pendingMD = append(c.sc.pendingMD, c.replyMD...)
 		}
 		c.indexMentions(b, i, srcAgent, nil, bad)
 		for j := range b.ms {
@@ -95,10 +99,21 @@ func (c *checker) assistant(i int) {
 // into c.rbuf.
 func (c *checker) decide(i int) bool {
 	m := &c.t.Messages[i]
-	// Prose is scanned once, for the reply's check and for the index.
-	prose := m.Content != "" && !looksJSON(m.Content) && c.sc.refYear != 0
+	// Prose is scanned once, for the reply's check and for the index. The
+	// month/day mentions it cannot date yet (no year known) are kept in
+	// replyMD for the index.
+	prose := m.Content != "" && !looksJSON(m.Content)
+	c.replyMD = c.replyMD[:0]
 	if prose {
-		c.scanProse(m.Content, &c.rbuf)
+		p0 := len(c.sc.pendingMD)
+		c.rbuf.reset()
+		saved := c.sc.out
+		c.sc.out = &c.rbuf
+		c.sc.ctx = mention{obj: -1, valObj: -1}
+		c.sc.scan(m.Content, 0)
+		c.replyMD = append(c.replyMD, c.sc.pendingMD[p0:]...)
+		c.sc.pendingMD = c.sc.pendingMD[:0]
+		c.sc.out = saved
 	}
 	if m.Content != "" {
 		c.replyDecision(i, prose)

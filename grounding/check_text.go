@@ -661,6 +661,21 @@ func countedStems(low string) []string {
 // of a kind (reservations) while some of the ones listed to the agent were
 // never read: the claim rests on what the agent did not look at.
 func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
+	// Only a kind with at least two candidates before msg, some read and
+	// some not, can be flagged: the text is searched for counts only when
+	// one is.
+	flaggable := false
+	for _, kr := range c.rt.kindList {
+		if kr.spec.Choice {
+			if unread, _ := c.unreadBefore(kr, msg); unread > 0 {
+				flaggable = true
+				break
+			}
+		}
+	}
+	if !flaggable {
+		return sevOK
+	}
 	// The leads are lower-case ASCII: they are matched in the text with its
 	// ASCII letters lowered, ignoring case as far as ASCII goes.
 	fold, low := "", ""
@@ -683,29 +698,14 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 		if !kr.spec.Choice {
 			continue
 		}
+		unread, _ := c.unreadBefore(kr, msg)
+		if unread == 0 {
+			continue
+		}
 		if !countedDone {
 			counted, countedDone = countedStems(low), true
 		}
 		if ks := stem(kr.name); !slices.ContainsFunc(counted, func(w string) bool { return stemMatch(w, ks) }) {
-			continue
-		}
-		ks := c.kindSetOf(kr)
-		if ks == nil || len(ks.cands) < 2 {
-			continue
-		}
-		unread := 0
-		readable := false
-		for _, cd := range ks.cands {
-			if int(cd.msg) >= msg {
-				continue
-			}
-			if c.ents[cd.ent].readKey {
-				readable = true
-			} else {
-				unread++
-			}
-		}
-		if !readable || unread == 0 {
 			continue
 		}
 		ev := nowhere()
@@ -715,6 +715,32 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 		return sevAmbiguous
 	}
 	return sevOK
+}
+
+// unreadBefore counts the candidates of kind kr listed before msg that no
+// successful read was keyed by, when there are at least two candidates and
+// one of them was read; else it returns 0.
+func (c *checker) unreadBefore(kr *kindRuntime, msg int) (int, bool) {
+	ks := c.kindSetOf(kr)
+	if ks == nil || len(ks.cands) < 2 {
+		return 0, false
+	}
+	unread := 0
+	readable := false
+	for _, cd := range ks.cands {
+		if int(cd.msg) >= msg {
+			continue
+		}
+		if c.ents[cd.ent].readKey {
+			readable = true
+		} else {
+			unread++
+		}
+	}
+	if !readable {
+		return 0, false
+	}
+	return unread, true
 }
 
 // sumOfStated finds v as the sum or difference of two (or the sum of three)

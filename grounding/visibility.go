@@ -134,7 +134,7 @@ func (c *checker) entryFor(key []byte) (int32, bool) {
 	}
 	for _, b := range c.bases {
 		if b.msg < c.pos {
-			if _, ok := b.idx.occ.get(h, string(key)); ok {
+			if _, ok := b.idx.get(h, string(key)); ok {
 				return c.ensureEntryHashed(key, h), true
 			}
 		}
@@ -162,7 +162,7 @@ func (c *checker) find(k string) (int32, bool) {
 	}
 	for _, b := range c.bases {
 		if b.msg < c.pos {
-			if _, ok := b.idx.occ.get(h, k); ok {
+			if _, ok := b.idx.get(h, k); ok {
 				// ensureEntryHashed reads the key and keeps a copy.
 				return c.ensureEntryHashed(unsafe.Slice(unsafe.StringData(k), len(k)), h), true
 			}
@@ -210,7 +210,7 @@ func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
 		if b.msg >= c.pos {
 			continue
 		}
-		if i, ok := b.idx.occ.get(h, k); ok {
+		if i, ok := b.idx.get(h, k); ok {
 			e := &c.ents[id]
 			bo := &b.idx.occs[i]
 			o := bo.o
@@ -233,8 +233,14 @@ func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
 // baseIndex is the shared index of one long system text: every key's first
 // occurrence (a literal one preferred), built once and read by all checks.
 type baseIndex struct {
-	occ       keyTable // key → index in occs
-	occs      []baseOcc
+	occ  keyTable // key → index in occs
+	occs []baseOcc
+	// filter has two bits set per key, picked by its hash: a key whose
+	// bits are not both set is not in occ. Most keys a trajectory indexes
+	// are not in the policy, and the filter (a few KB) answers them
+	// without a probe of occ's slots.
+	filter    []uint64
+	fmask     uint64
 	low       string // the text lowered, for phrase searches
 	upper     bool   // it has an ASCII upper-case letter
 	ascii     bool   // it is all ASCII
@@ -252,6 +258,20 @@ type baseOcc struct {
 type baseRef struct {
 	msg int
 	idx *baseIndex
+}
+
+// filterBits are the two filter bits of a key hashed to h.
+func (bi *baseIndex) filterBits(h uint64) (uint64, uint64) {
+	return h & bi.fmask, (h >> 32) & bi.fmask
+}
+
+// get is occ.get behind the filter.
+func (bi *baseIndex) get(h uint64, key string) (int32, bool) {
+	a, b := bi.filterBits(h)
+	if bi.filter[a>>6]&(1<<(a&63)) == 0 || bi.filter[b>>6]&(1<<(b&63)) == 0 {
+		return -1, false
+	}
+	return bi.occ.get(h, key)
 }
 
 // newBaseIndex indexes a scanned buffer.
@@ -280,6 +300,20 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 		}
 		if m.kind == mDate && m.norm == nkNone && bi.firstDate[0] == 0 {
 			bi.firstDate = [3]int{digitsValue(string(key[2:6])), digitsValue(string(key[7:9])), digitsValue(string(key[10:12]))}
+		}
+	}
+	// 16 bits per key (at least 64 bits): two bits a key make false
+	// positives about 1 in 70.
+	nbits := uint64(64)
+	for nbits < 16*uint64(len(bi.occs)) {
+		nbits *= 2
+	}
+	bi.filter, bi.fmask = make([]uint64, nbits/64), nbits-1
+	for _, sl := range bi.occ.slots {
+		if sl.gen == bi.occ.gen {
+			a, b := bi.filterBits(sl.h)
+			bi.filter[a>>6] |= 1 << (a & 63)
+			bi.filter[b>>6] |= 1 << (b & 63)
 		}
 	}
 	return bi
