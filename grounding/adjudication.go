@@ -137,7 +137,8 @@ type VerdictEvent struct {
 	Verdict      Verdict // the verdict given; for an undo, the one restored
 	PrevVerdict  Verdict // the decision's human verdict before the event
 	Note         string
-	Undoes       int64 // for an undo: the event it cancels
+	Undoes       int64  // for an undo: the event it cancels
+	UndoneKind   string // for an undo that Undo returns: the kind of the event it cancelled
 	CreatedAt    time.Time
 }
 

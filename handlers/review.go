@@ -168,7 +168,7 @@ func (h *Review) Skip(w http.ResponseWriter, r *http.Request) {
 		if err := h.store.Skip(r.Context(), u.ID, itemID); err != nil {
 			return views.Notice{}, nil, err
 		}
-		return views.Notice{Tone: "ok", Text: "Skipped: someone else will judge it." + saved}, nil, nil
+		return views.Notice{Tone: "ok", Text: "Skipped: someone else will judge it. Press u to take it back." + saved}, nil, nil
 	})
 }
 
@@ -249,6 +249,8 @@ func (h *Review) Undo(w http.ResponseWriter, r *http.Request) {
 	notice := views.Notice{Tone: "ok"}
 	status := http.StatusOK
 	switch {
+	case err == nil && e.UndoneKind == grounding.EventSkip:
+		notice.Text = "Skip taken back: the item is yours to judge." + saved
 	case err == nil:
 		if e.PrevVerdict != "" && e.Verdict == "" {
 			notice.Text = "Undone: the decision's “" + verdictLabel(e.PrevVerdict) + "” is withdrawn"
@@ -427,7 +429,11 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 		return err
 	}
 	if last != nil {
-		label := string(last.Verdict) + " on decision " + strconv.Itoa(last.Ordinal+1)
+		what := string(last.Verdict)
+		if last.Kind == grounding.EventSkip {
+			what = "skip"
+		}
+		label := what + " on decision " + strconv.Itoa(last.Ordinal+1)
 		if last.ExtID != "" {
 			label += " of " + last.ExtID
 		}

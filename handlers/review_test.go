@@ -490,6 +490,25 @@ func TestAdjudicationPages(t *testing.T) {
 		{name: "undo stale", req: func() *http.Request { return post("/review/undo", url.Values{"event": {"40"}}) },
 			plain: want{status: 409, html: true, testid: "notice", text: "Nothing to undo"},
 			htmx:  want{status: 409, testid: "notice", text: "already undone"}},
+		{name: "undo a skip", req: func() *http.Request { return post("/review/undo", url.Values{"event": {"41"}}) },
+			setup: func(f *fakeAdjudication) {
+				f.UndoFn = func(int64, int64) (grounding.VerdictEvent, error) {
+					return grounding.VerdictEvent{ID: 60, Kind: grounding.EventUndo, Undoes: 41, UndoneKind: grounding.EventSkip}, nil
+				}
+				f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) {
+					return grounding.VerdictEvent{ID: 41, Kind: grounding.EventSkip, Ordinal: 2, ExtID: "airline-task-7"}, nil
+				}
+			},
+			plain: want{status: 303, location: "/review"},
+			htmx:  want{status: 200, testid: "notice", text: "Skip taken back: the item is yours to judge."}},
+		{name: "undo offer for a skip", req: func() *http.Request { return httptest.NewRequest("GET", "/review", nil) },
+			setup: func(f *fakeAdjudication) {
+				f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) {
+					return grounding.VerdictEvent{ID: 41, Kind: grounding.EventSkip, Ordinal: 2, ExtID: "airline-task-7"}, nil
+				}
+			},
+			plain: want{status: 200, html: true, testid: "undo", text: "undo skip on decision 3 of airline-task-7"},
+			htmx:  want{status: 200, testid: "undo", text: "undo skip on decision 3 of airline-task-7"}},
 		{name: "undo in a closed round", req: func() *http.Request { return post("/review/undo", url.Values{"event": {"41"}}) },
 			setup: func(f *fakeAdjudication) {
 				f.UndoFn = func(int64, int64) (grounding.VerdictEvent, error) {

@@ -253,8 +253,10 @@ func (db *DB) Skip(ctx context.Context, userID, itemID int64) error {
 	return storeErr(op, tx.Commit())
 }
 
-// Undo cancels the user's latest standing verdict (or, for a lead, final
-// verdict) with a new undo event; nothing is deleted. eventID, when not 0,
+// Undo cancels the user's latest standing verdict, skip (or, for a lead,
+// final verdict) with a new undo event; nothing is deleted. A skip taken
+// back claims its item again, if it is still open and no one took its
+// slot meanwhile (grounding.ErrItemClosed, grounding.ErrClaimExpired). eventID, when not 0,
 // names the event the user's page offered to undo: if it is no longer the
 // one (already undone, by a double press or another tab), nothing is
 // recorded and grounding.ErrNothingToUndo comes back. The item is settled
@@ -273,9 +275,9 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 	defer done()
 	at := db.now()
 	var last []eventRow
-	err = tx.SelectContext(ctx, &last, tx.Rebind(eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
+	err = tx.SelectContext(ctx, &last, tx.Rebind(eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?, ?) AND e.item_id IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
-		ORDER BY e.id DESC LIMIT 1`), userID, grounding.EventVerdict, grounding.EventFinal)
+		ORDER BY e.id DESC LIMIT 1`), userID, grounding.EventVerdict, grounding.EventFinal, grounding.EventSkip)
 	if err != nil {
 		return fail(storeErr(op, err))
 	}
@@ -308,6 +310,28 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 	if target.Kind == grounding.EventVerdict && before.ClosedWithOthers(userID) {
 		return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrRoundClosed))
 	}
+	if target.Kind == grounding.EventSkip {
+		// Taking a skip back claims the item again: it must still be open,
+		// still skipped by this user, and have a slot no one else took.
+		if it.State != grounding.QueueOpen {
+			return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrItemClosed))
+		}
+		var mine []claimRow
+		if err := tx.SelectContext(ctx, &mine, tx.Rebind(`SELECT verdict, skipped, expires_at FROM claims WHERE item_id = ? AND user_id = ?`), it.ID, userID); err != nil {
+			return fail(storeErr(op, err))
+		}
+		if len(mine) == 0 || !mine[0].Skipped {
+			return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrNothingToUndo))
+		}
+		var held int
+		if err := tx.GetContext(ctx, &held, tx.Rebind(`SELECT COUNT(*) FROM claims c WHERE c.item_id = ? AND c.user_id <> ?
+			AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))`), it.ID, userID, false, dbTime{at}); err != nil {
+			return fail(storeErr(op, err))
+		}
+		if held >= it.Required {
+			return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrClaimExpired))
+		}
+	}
 	u := it.event(grounding.EventUndo, userID, at)
 	u.Undoes = target.ID
 	after := grounding.Settle(append(evs, u), it.Required)
@@ -315,7 +339,8 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 	if u, err = addEvent(ctx, tx, u); err != nil {
 		return fail(err)
 	}
-	if target.Kind == grounding.EventVerdict {
+	u.UndoneKind = target.Kind
+	if target.Kind == grounding.EventVerdict || target.Kind == grounding.EventSkip {
 		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM claims WHERE user_id = ? AND verdict = '' AND skipped = ? AND item_id <> ?`),
 			userID, false, it.ID); err != nil {
 			return fail(storeErr(op, err))
@@ -880,19 +905,19 @@ func (db *DB) foldQueueCounts(ctx context.Context, r progressRow) error {
 	return storeErr("fold queue counts", err)
 }
 
-// Standing is the user's Progress and the latest verdict or final verdict
-// an Undo would cancel, in one read: the review screen shows both on every
-// view, and each statement costs a round trip. last is nil when nothing can
-// be undone (also when the latest verdict closed its round with other
-// annotators' verdicts: ErrRoundClosed); of it, ID, ItemID, Ordinal, Kind, Verdict and ExtID are
-// set (what the undo offer shows).
+// Standing is the user's Progress and the latest verdict, skip or final
+// verdict an Undo would cancel, in one read: the review screen shows both
+// on every view, and each statement costs a round trip. last is nil when
+// nothing can be undone (also when the latest verdict closed its round
+// with other annotators' verdicts: ErrRoundClosed); of it, ID, ItemID,
+// Ordinal, Kind, Verdict and ExtID are set (what the undo offer shows).
 func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilter) (p grounding.Progress, last *grounding.VerdictEvent, err error) {
 	pq, args := db.progressSQL(userID, f)
 	// The select list's placeholders come before the FROM's: last_closed's
 	// (a verdict in a round closed with others' verdicts is not offered:
 	// Undo would refuse it, ErrRoundClosed), then progressSQL's, then l's.
 	args = append([]any{grounding.EventVerdict, grounding.QueueOpen, userID}, args...)
-	args = append(args, userID, grounding.EventVerdict, grounding.EventFinal)
+	args = append(args, userID, grounding.EventVerdict, grounding.EventFinal, grounding.EventSkip)
 	var r struct {
 		progressRow
 		LastID      sql.NullInt64  `db:"last_id"`
@@ -910,7 +935,7 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 			AND EXISTS (SELECT 1 FROM claims c WHERE c.item_id = l.item_id AND c.user_id <> ? AND c.verdict <> '')
 			THEN 1 ELSE 0 END AS last_closed
 		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.trajectory_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
-			WHERE e.user_id = ? AND e.kind IN (?, ?) AND e.item_id IS NOT NULL
+			WHERE e.user_id = ? AND e.kind IN (?, ?, ?) AND e.item_id IS NOT NULL
 			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
 			ORDER BY e.id DESC LIMIT 1) l ON 1 = 1`, args...)
 	if err != nil {

@@ -574,7 +574,7 @@ func Review(p ReviewPage) templ.Component {
 				}
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<dialog id=\"shortcuts\" class=\"shortcuts\" data-testid=\"shortcuts\" aria-labelledby=\"shortcuts-title\"><h2 id=\"shortcuts-title\">Keyboard</h2><dl><div><dt><kbd>a</kbd></dt><dd>approve: grounded, supervise it</dd></div><div><dt><kbd>r</kbd></dt><dd>reject: not inferable from what the agent saw</dd></div><div><dt><kbd>s</kbd></dt><dd>skip: someone else takes it</dd></div><div><dt><kbd>u</kbd></dt><dd>undo my last verdict</dd></div><div><dt><kbd>n</kbd></dt><dd>write a note; <kbd>Enter</kbd> saves it, <kbd>Esc</kbd> leaves the field</dd></div><div><dt><kbd>?</kbd></dt><dd>show or hide this list</dd></div></dl><form method=\"dialog\"><button type=\"submit\">close</button></form></dialog></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<dialog id=\"shortcuts\" class=\"shortcuts\" data-testid=\"shortcuts\" aria-labelledby=\"shortcuts-title\"><h2 id=\"shortcuts-title\">Keyboard</h2><dl><div><dt><kbd>a</kbd></dt><dd>approve: grounded, supervise it</dd></div><div><dt><kbd>r</kbd></dt><dd>reject: not inferable from what the agent saw</dd></div><div><dt><kbd>s</kbd></dt><dd>skip: someone else takes it</dd></div><div><dt><kbd>u</kbd></dt><dd>undo my last verdict or skip</dd></div><div><dt><kbd>n</kbd></dt><dd>write a note; <kbd>Enter</kbd> saves it, <kbd>Esc</kbd> leaves the field</dd></div><div><dt><kbd>?</kbd></dt><dd>show or hide this list</dd></div></dl><form method=\"dialog\"><button type=\"submit\">close</button></form></dialog></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

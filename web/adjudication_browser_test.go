@@ -580,6 +580,17 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 		t.Errorf("%d verdicts in the store, want 3", len(vs))
 	}
 	screenshot(t, ann, "keys-safe")
+
+	// A skip by mistake: u takes it back, and the item returns.
+	evalString(t, ann, `(document.querySelector("[data-note-input]").value = "", document.activeElement.blur(), "")`)
+	skippedItem := currentItem(t, ann)
+	press(t, ann, "s", "keys-skip")
+	if got := press(t, ann, "u", "keys-unskip"); got != skippedItem {
+		t.Errorf("u after a skip shows item %s, want the skipped %s back", got, skippedItem)
+	}
+	if got := evalString(t, ann, `document.querySelector("[data-testid=notice]").textContent`); !strings.Contains(got, "Skip taken back") {
+		t.Errorf("notice after taking a skip back: %q", got)
+	}
 	if p := problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
 	}

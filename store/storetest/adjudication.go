@@ -611,10 +611,33 @@ func testSkipAndNotes(t *testing.T, db *store.DB) {
 		}
 		checkStanding(t, db, c.who, f)
 	}
+	// ann takes the skip back (u): the item is hers again.
+	skipped := checkStanding(t, db, ann, f)
+	if skipped.Kind != grounding.EventSkip || skipped.ItemID != c.Item.ID || skipped.ExtID == "" {
+		t.Fatalf("after a skip, Standing offers to undo %+v; want the skip of item %d", skipped, c.Item.ID)
+	}
+	back, err := db.Undo(ctx, ann.ID, skipped.ID, 0)
+	if err != nil || back.UndoneKind != grounding.EventSkip || back.Undoes != skipped.ID {
+		t.Fatalf("Undo of the skip = %+v, %v", back, err)
+	}
+	if again := mustNext(t, db, ann, f); again.Item.ID != c.Item.ID {
+		t.Errorf("after taking the skip back ann is given %d, want %d", again.Item.ID, c.Item.ID)
+	}
+	if p, _ := db.Progress(ctx, ann.ID, f); p.Yours != 1 {
+		t.Errorf("after taking the skip back: %+v, want the item left for ann", p)
+	}
+	_, err = db.Undo(ctx, ann.ID, skipped.ID, 0)
+	wantErr(t, "Undo of the skip twice", err, grounding.ErrNothingToUndo)
+	// Skipped again, and bob takes the only slot: the skip stays.
+	if err := db.Skip(ctx, ann.ID, c.Item.ID); err != nil {
+		t.Fatal(err)
+	}
 	cb := mustNext(t, db, bob, f)
 	if cb.Item.ID != c.Item.ID {
 		t.Errorf("bob got %d, want the skipped %d", cb.Item.ID, c.Item.ID)
 	}
+	_, err = db.Undo(ctx, ann.ID, 0, 0)
+	wantErr(t, "Undo of a skip whose slot bob holds", err, grounding.ErrClaimExpired)
 	err = db.Skip(ctx, ann.ID, 12345)
 	wantErr(t, "Skip(unknown item)", err, grounding.ErrNotFound)
 	h, _ := db.History(ctx, c.Item.TrajectoryID, c.Item.Ordinal)
@@ -622,8 +645,8 @@ func testSkipAndNotes(t *testing.T, db *store.DB) {
 	for _, e := range h.Events {
 		kinds = append(kinds, e.Kind)
 	}
-	if !slices.Equal(kinds, []string{grounding.EventNote, grounding.EventSkip}) {
-		t.Errorf("history kinds = %v; want note, skip", kinds)
+	if !slices.Equal(kinds, []string{grounding.EventNote, grounding.EventSkip, grounding.EventUndo, grounding.EventSkip}) {
+		t.Errorf("history kinds = %v; want note, skip, undo, skip", kinds)
 	}
 	// The review screen shows each annotator their own notes, and only those.
 	if _, _, err := db.AddNote(ctx, bob.ID, c.Item.ID, "bob's note"); err != nil {
