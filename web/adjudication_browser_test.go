@@ -279,6 +279,10 @@ func TestBrowserAdjudication(t *testing.T) {
 		t.Errorf("notes = %q", notes)
 	}
 	screenshot(t, ann, "adj-07-note")
+	// The saved note leaves the field: the next key acts on the item.
+	if got := evalString(t, ann, `document.activeElement ? document.activeElement.tagName : ""`); got == "TEXTAREA" {
+		t.Errorf("after saving a note the focus stays in the note field: a verdict key would type into it")
+	}
 
 	// bea, still at work, keeps her item on reload and is then handed a
 	// new one: never one ann holds.

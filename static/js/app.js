@@ -181,12 +181,16 @@
     swapping = false;
     if (!r) return;
     var item = r.getAttribute("data-item");
-    if (item !== shownItem) {
+    var changed = item !== shownItem;
+    if (changed) {
       if (shownItem !== null) window.scrollTo(0, 0);
       shownItem = item;
       setTimeout(function () { r.setAttribute("data-ready", ""); }, settleMs);
     } else {
+      // The same item again (a note saved): keys go on acting on it.
       r.setAttribute("data-ready", "");
+      carried = null;
+      refocus = "";
     }
     var note = noteField(r);
     if (carried && note) {
