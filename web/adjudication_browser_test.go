@@ -523,6 +523,19 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 		t.Errorf("after a double press: %s, want 2 verdicts", got)
 	}
 
+	// A double click on the approve button: the second click lands on the
+	// next item's button, in the same place.
+	if err := chromedp.Do(ann, ready); err != nil {
+		t.Fatal(err)
+	}
+	dbl := currentItem(t, ann)
+	evalString(t, ann, `(document.querySelector("[data-testid=approve]").click(), setTimeout(function () { document.querySelector("[data-testid=approve]").click(); }, 80), "")`)
+	swapped(dbl)
+	time.Sleep(600 * time.Millisecond)
+	if got := mineToday(t, ann); got != "3 today" {
+		t.Errorf("after a double click: %s, want 3 verdicts", got)
+	}
+
 	// Typing a note while the verdict is on its way.
 	var (
 		mu     sync.Mutex
@@ -571,8 +584,8 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 	if got != "see orders|true" {
 		t.Errorf("the note typed while the verdict was on its way: %q, want it in the next item's note, focused", got)
 	}
-	if got := mineToday(t, ann); got != "3 today" {
-		t.Errorf("after typing during the swap: %s, want 3 verdicts", got)
+	if got := mineToday(t, ann); got != "4 today" {
+		t.Errorf("after typing during the swap: %s, want 4 verdicts", got)
 	}
 	vs := verdicts()
 	for _, v := range vs {
@@ -580,8 +593,8 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 			t.Errorf("a %s verdict was recorded on decision %d: typed letters taken as a command", v.Verdict, v.Ordinal)
 		}
 	}
-	if len(vs) != 3 {
-		t.Errorf("%d verdicts in the store, want 3", len(vs))
+	if len(vs) != 4 {
+		t.Errorf("%d verdicts in the store, want 4", len(vs))
 	}
 	screenshot(t, ann, "keys-safe")
 

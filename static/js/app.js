@@ -237,10 +237,26 @@
     if (e.target instanceof Element && e.target.closest("[data-shortcuts]")) toggleShortcuts();
   });
 
+  // The same guard for clicks: a double click on a verdict button (the
+  // second lands on the next item's button, in the same place) or Enter
+  // held on a focused one acts once.
+  document.addEventListener("click", function (e) {
+    var b = e.target instanceof Element ? e.target.closest("#review .review-actions button[data-key]") : null;
+    var r = review();
+    if (b && r && b.dataset.key !== "u" && (swapping || !r.hasAttribute("data-ready"))) {
+      e.preventDefault();
+      e.stopPropagation();
+    }
+  }, true);
+
   document.addEventListener("keydown", function (e) {
     var r = review();
     if (!r || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
     var t = e.target;
+    if (e.repeat && t instanceof HTMLButtonElement && r.contains(t)) {
+      e.preventDefault(); // a held Enter or Space on a focused button
+      return;
+    }
     if (typing(t)) {
       if (t.hasAttribute("data-note-input") && e.key === "Enter" && !e.shiftKey) {
         e.preventDefault();
