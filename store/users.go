@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 
@@ -115,15 +116,21 @@ func (db *DB) SetDisabled(ctx context.Context, userID int64, disabled bool) erro
 		if !disabled {
 			return tx.ExecContext(ctx, tx.Rebind(`UPDATE users SET disabled_at = NULL WHERE id = ?`), userID)
 		}
-		var others int
-		err := tx.GetContext(ctx, &others, tx.Rebind(`SELECT COUNT(*) FROM users
-			WHERE role = ? AND disabled_at IS NULL AND id <> ?`), grounding.RoleAdmin, userID)
-		if err != nil {
-			return nil, err
-		}
 		var role string
 		if err := tx.GetContext(ctx, &role, tx.Rebind(`SELECT role FROM users WHERE id = ?`), userID); err != nil {
 			return nil, err
+		}
+		// The enabled admins, locked (Postgres): two admins disabling each
+		// other at once must not both see the other as the one left.
+		var admins []int64
+		err := tx.SelectContext(ctx, &admins, tx.Rebind(`SELECT id FROM users
+			WHERE role = ? AND disabled_at IS NULL ORDER BY id`+db.d.forUpdate), grounding.RoleAdmin)
+		if err != nil {
+			return nil, err
+		}
+		others := len(admins)
+		if slices.Contains(admins, userID) {
+			others--
 		}
 		if role == grounding.RoleAdmin && others == 0 {
 			return nil, fmt.Errorf("the last enabled admin cannot be disabled: %w", grounding.ErrInvalid)

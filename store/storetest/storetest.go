@@ -352,6 +352,32 @@ func testUserDisable(t *testing.T, db *store.DB) {
 	}
 	_, _, err = db.APITokenUser(ctx, secret)
 	wantErr(t, "APITokenUser after enabling", err, grounding.ErrTokenRevoked)
+	// Two admins disabling each other at once: one of them stays.
+	bo, err := db.CreateUser(ctx, "bo", grounding.RoleAdmin, []byte("h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for _, id := range []int64{ada.ID, bo.ID} {
+		go func() { errs <- db.SetDisabled(ctx, id, true) }()
+	}
+	refused := 0
+	for range 2 {
+		if err := <-errs; errors.Is(err, grounding.ErrInvalid) {
+			refused++
+		} else if err != nil {
+			t.Errorf("concurrent SetDisabled: %v", err)
+		}
+	}
+	enabled := 0
+	for _, id := range []int64{ada.ID, bo.ID} {
+		if u, _ := db.User(ctx, id); !u.Disabled {
+			enabled++
+		}
+	}
+	if refused != 1 || enabled != 1 {
+		t.Errorf("two admins disabled at once: %d refused, %d still enabled; want 1 and 1", refused, enabled)
+	}
 	wantErr(t, "SetDisabled(unknown)", db.SetDisabled(ctx, ann.ID+1000, true), grounding.ErrNotFound)
 	wantErr(t, "SetDisabled(unknown, false)", db.SetDisabled(ctx, ann.ID+1000, false), grounding.ErrNotFound)
 }
