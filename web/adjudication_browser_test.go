@@ -608,6 +608,10 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 	if got := evalString(t, ann, `document.querySelector("[data-testid=notice]").textContent`); !strings.Contains(got, "Skip taken back") {
 		t.Errorf("notice after taking a skip back: %q", got)
 	}
+	// Screen readers hear it from a live region that is never swapped out.
+	if got := evalString(t, ann, `document.querySelector("#announce[role=status]").textContent`); !strings.Contains(got, "Skip taken back") {
+		t.Errorf("the live region says %q after taking a skip back", got)
+	}
 	if p := problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
 	}

@@ -205,6 +205,10 @@
     }
     carried = null;
     refocus = "";
+    // A live region swapped in with its text is not always announced:
+    // repeat the notice in #announce, which stays.
+    var notice = r.querySelector("[data-testid=notice]"), live = document.getElementById("announce");
+    if (live) live.textContent = notice ? notice.textContent : "";
     var q = r.querySelector("button.arg[data-question]");
     var ev = q ? showEvidence(q, false) : null;
     if (ev && stacked.matches && window.scrollY === 0) bringIntoView(r, ev);
