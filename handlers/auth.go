@@ -63,7 +63,8 @@ func (h *Auth) Login(w http.ResponseWriter, r *http.Request) {
 	password := r.PostForm.Get("password")
 	next := SafeNext(r.PostForm.Get("next"))
 
-	if d := h.throttle.wait(name, r.RemoteAddr); d > 0 {
+	adm, d := h.throttle.admit(name, r.RemoteAddr)
+	if adm == nil {
 		secs := int(d.Round(time.Second) / time.Second)
 		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 		h.log.Warn("login throttled", "request_id", requestID(r), "status", http.StatusTooManyRequests)
@@ -77,7 +78,6 @@ func (h *Auth) Login(w http.ResponseWriter, r *http.Request) {
 		// Spend the same time as a real comparison so response times do
 		// not reveal which names exist.
 		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
-		h.throttle.failed(name, r.RemoteAddr)
 		h.refuse(w, r, name, next)
 		return
 	case err != nil:
@@ -85,11 +85,10 @@ func (h *Auth) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
-		h.throttle.failed(name, r.RemoteAddr)
 		h.refuse(w, r, name, next)
 		return
 	}
-	h.throttle.succeeded(name)
+	adm.succeeded()
 	if u.Disabled { // said only to whoever knows the password
 		h.refuseWith(w, r, name, next, "This account is disabled. Ask an admin to enable it.")
 		return

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -140,9 +141,12 @@ func TestSafeNext(t *testing.T) {
 	}
 }
 
-// Failed logins are throttled per name (10, then one per 30 s) and per
-// address (50, then one per 2 s); while throttled even the right password
-// is refused without being compared; a success forgets the name's failures.
+// Failed logins are throttled (handlers/throttle.go): per name and
+// address 10, then one per 30 s; per name from any address 50, then one
+// per 10 s; per address 100, then one per second. While throttled even
+// the right password is refused without being compared; a success gives
+// its tokens back and forgets the name's failures. Attempts sent in
+// parallel count too.
 func TestLoginThrottle(t *testing.T) {
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	st := loginStore(t)
@@ -164,31 +168,61 @@ func TestLoginThrottle(t *testing.T) {
 			t.Fatalf("wrong password %d = %d, want 422", i, rec.Code)
 		}
 	}
-	rec := login("Ann ", "correct horse", "10.0.0.2:6000") // another address, the same account
+	rec := login("Ann ", "correct horse", "10.0.0.1:5001") // the same client, the same account
 	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "30" || !strings.Contains(rec.Body.String(), "Try again in 30 seconds") {
 		t.Fatalf("the right password after 10 failures = %d, Retry-After %q; want 429 and 30", rec.Code, rec.Header().Get("Retry-After"))
 	}
 	if sess.renewed {
 		t.Error("a throttled login was let in")
 	}
-	now = now.Add(31 * time.Second)
+	// Another client is not locked out of ann by the first one's guesses.
 	if rec := login("ann", "correct horse", "10.0.0.2:6000"); rec.Code != 303 {
-		t.Fatalf("after 31 s the right password = %d, want 303", rec.Code)
+		t.Fatalf("ann from another address = %d, want 303", rec.Code)
 	}
-	// The success forgot ann's failures: a typo now is a plain 422.
-	if rec := login("ann", "typo", "10.0.0.2:6000"); rec.Code != 422 {
-		t.Errorf("a typo after a success = %d, want 422", rec.Code)
+	// The success forgot ann's failures, from every address.
+	if rec := login("ann", "correct horse", "10.0.0.1:5002"); rec.Code != 303 {
+		t.Errorf("ann from the first address after a success = %d, want 303", rec.Code)
 	}
-	// One address spraying names runs out after 50 failures in a row (its
-	// bucket refilled while ann waited).
+	// Many addresses guessing one account: 50, then one per 10 s (the
+	// buckets directly: an unknown name costs a full bcrypt comparison).
+	th := auth.throttle
 	for i := range 50 {
-		login("user"+strconv.Itoa(i), "x", "10.0.0.1:5001")
+		if a, _ := th.admit("bob", "10.1.0."+strconv.Itoa(i)+":1"); a == nil {
+			t.Fatalf("bob's guess %d from a new address was refused", i)
+		}
 	}
-	if rec := login("ann", "correct horse", "10.0.0.1:7000"); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "2" {
-		t.Errorf("the 51st try from one address = %d, Retry-After %q; want 429 and 2", rec.Code, rec.Header().Get("Retry-After"))
+	if a, d := th.admit("bob", "10.2.0.1:1"); a != nil || d != 10*time.Second {
+		t.Errorf("bob's 51st guess from a new address: admitted %v, wait %s; want refused, 10s", a != nil, d)
 	}
-	if rec := login("ann", "correct horse", "[2001:db8::1]:443"); rec.Code != 303 {
-		t.Errorf("ann from another address = %d, want 303", rec.Code)
+	// One address spraying names: 100, then one per second.
+	for i := range 100 {
+		th.admit("user"+strconv.Itoa(i), "10.3.0.1:1")
+	}
+	if rec := login("ann", "correct horse", "10.3.0.1:2"); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("the 101st try from one address = %d, Retry-After %q; want 429 and 1", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	now = now.Add(31 * time.Second)
+	if rec := login("ann", "correct horse", "10.3.0.1:2"); rec.Code != 303 {
+		t.Errorf("after 31 s the right password = %d, want 303", rec.Code)
+	}
+	// Guesses sent in parallel: 10 are compared, the rest refused.
+	codes := make(chan int, 30)
+	var wg sync.WaitGroup
+	for i := range 30 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes <- login("ann", "parallel"+strconv.Itoa(i), "10.4.0.1:1").Code
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	n := map[int]int{}
+	for c := range codes {
+		n[c]++
+	}
+	if n[422] != 10 || n[http.StatusTooManyRequests] != 20 {
+		t.Errorf("30 parallel guesses: %v; want 10 compared (422), 20 refused (429)", n)
 	}
 }
 
