@@ -59,6 +59,9 @@ var (
 	// ErrRoundClosed: the verdict closed the item's round together with
 	// other annotators' verdicts (Settlement.ClosedWithOthers).
 	ErrRoundClosed = fmt.Errorf("%w: the item's round closed with other annotators' verdicts", ErrConflict)
+	// ErrSkipTaken: a skip cannot be taken back: the item went to other
+	// annotators meanwhile (its slots are taken) or it was settled.
+	ErrSkipTaken = fmt.Errorf("%w: the skipped item went to other annotators", ErrConflict)
 	// ErrNotConflict: a final verdict was asked for an item that is not
 	// waiting for one.
 	ErrNotConflict = fmt.Errorf("%w: the item is not in conflict", ErrConflict)

@@ -355,6 +355,8 @@ func refusal(err error) string {
 		return "That item was settled meanwhile (by other verdicts, or it went to a lead). Nothing was recorded."
 	case errors.Is(err, grounding.ErrNothingToUndo):
 		return "Nothing to undo: that verdict was already undone (double press or another tab), or you have none left."
+	case errors.Is(err, grounding.ErrSkipTaken):
+		return "That skip can no longer be taken back: the item went to another annotator, or it was settled. Nothing was changed."
 	case errors.Is(err, grounding.ErrRoundClosed):
 		return "That verdict was the last one its item waited for, with other annotators' verdicts, so it can no longer be undone; a lead can still change the outcome. Nothing was changed."
 	case errors.Is(err, grounding.ErrFinalized):

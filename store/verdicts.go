@@ -276,12 +276,24 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 	at := db.now()
 	var last []eventRow
 	err = tx.SelectContext(ctx, &last, tx.Rebind(eventSelect+` WHERE e.user_id = ? AND e.kind IN (?, ?, ?) AND e.item_id IS NOT NULL
-		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
-		ORDER BY e.id DESC LIMIT 1`), userID, grounding.EventVerdict, grounding.EventFinal, grounding.EventSkip)
+		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id) AND `+skipTakeBackSQL+`
+		ORDER BY e.id DESC LIMIT 1`), append([]any{userID, grounding.EventVerdict, grounding.EventFinal, grounding.EventSkip}, skipTakeBackArgs(at)...)...)
 	if err != nil {
 		return fail(storeErr(op, err))
 	}
 	if len(last) == 0 || (eventID != 0 && last[0].ID != eventID) {
+		// The page offered a skip that can no longer be taken back (its
+		// item went to someone else meanwhile): say so, not "nothing".
+		var kind []string
+		if eventID != 0 {
+			if err := tx.SelectContext(ctx, &kind, tx.Rebind(`SELECT e.kind FROM verdict_events e WHERE e.id = ? AND e.user_id = ?
+				AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)`), eventID, userID); err != nil {
+				return fail(storeErr(op, err))
+			}
+		}
+		if len(kind) == 1 && kind[0] == grounding.EventSkip {
+			return fail(fmt.Errorf("store: %s: skip %d: %w", op, eventID, grounding.ErrSkipTaken))
+		}
 		return fail(fmt.Errorf("store: %s: %w", op, grounding.ErrNothingToUndo))
 	}
 	target := last[0].event()
@@ -314,7 +326,7 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 		// Taking a skip back claims the item again: it must still be open,
 		// still skipped by this user, and have a slot no one else took.
 		if it.State != grounding.QueueOpen {
-			return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrItemClosed))
+			return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrSkipTaken))
 		}
 		var mine []claimRow
 		if err := tx.SelectContext(ctx, &mine, tx.Rebind(`SELECT verdict, skipped, expires_at FROM claims WHERE item_id = ? AND user_id = ?`), it.ID, userID); err != nil {
@@ -329,7 +341,7 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 			return fail(storeErr(op, err))
 		}
 		if held >= it.Required {
-			return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrClaimExpired))
+			return fail(fmt.Errorf("store: %s: item %d: %w", op, it.ID, grounding.ErrSkipTaken))
 		}
 	}
 	u := it.event(grounding.EventUndo, userID, at)
@@ -357,6 +369,21 @@ func (db *DB) Undo(ctx context.Context, userID, eventID int64, lease time.Durati
 		return fail(storeErr(op, err))
 	}
 	return u, nil
+}
+
+// skipTakeBackSQL keeps, of the user's events e, verdicts and finals and
+// the skips that can still be taken back: the item is open, the user's
+// claim on it is still the skip, and its slots are not all taken by
+// others' verdicts and live claims. A skip that can no longer be taken
+// back is passed over, so u undoes what came before it. Its arguments:
+// skipTakeBackArgs.
+const skipTakeBackSQL = `(e.kind <> ? OR EXISTS (SELECT 1 FROM queue_items q2 JOIN claims m ON m.item_id = q2.id AND m.user_id = e.user_id
+	WHERE q2.id = e.item_id AND q2.state = ? AND m.skipped = ? AND m.verdict = ''
+	AND (SELECT COUNT(*) FROM claims c WHERE c.item_id = q2.id AND c.user_id <> e.user_id
+		AND (c.verdict <> '' OR (c.skipped = ? AND c.expires_at > ?))) < q2.required))`
+
+func skipTakeBackArgs(at time.Time) []any {
+	return []any{grounding.EventSkip, grounding.QueueOpen, true, false, dbTime{at}}
 }
 
 // NotesBy returns the notes the user left on a decision, oldest first: the
@@ -918,6 +945,7 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 	// Undo would refuse it, ErrRoundClosed), then progressSQL's, then l's.
 	args = append([]any{grounding.EventVerdict, grounding.QueueOpen, userID}, args...)
 	args = append(args, userID, grounding.EventVerdict, grounding.EventFinal, grounding.EventSkip)
+	args = append(args, skipTakeBackArgs(db.now())...)
 	var r struct {
 		progressRow
 		LastID      sql.NullInt64  `db:"last_id"`
@@ -936,7 +964,7 @@ func (db *DB) Standing(ctx context.Context, userID int64, f grounding.QueueFilte
 			THEN 1 ELSE 0 END AS last_closed
 		FROM (`+pq+`) p LEFT JOIN (SELECT e.id, e.item_id, e.trajectory_id, e.ordinal, e.kind, e.verdict FROM verdict_events e
 			WHERE e.user_id = ? AND e.kind IN (?, ?, ?) AND e.item_id IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
+			AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id) AND `+skipTakeBackSQL+`
 			ORDER BY e.id DESC LIMIT 1) l ON 1 = 1`, args...)
 	if err != nil {
 		return p, nil, storeErr(fmt.Sprintf("standing of user %d", userID), err)

@@ -598,6 +598,42 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 	}
 	screenshot(t, ann, "keys-safe")
 
+	// Typing on while a note is being saved: what came after Enter stays
+	// in the field.
+	mu.Lock()
+	paused = nil
+	mu.Unlock()
+	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/note"}}})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evalString(t, ann, `(document.querySelector("[data-note-input]").value = "", "")`)
+	if err := chromedp.Do(ann, chromedp.Focus(chromedp.CSS(`[data-note-input]`)), chromedp.KeyEvent("first"), chromedp.KeyEvent(kb.Enter), chromedp.KeyEvent(" second")); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		mu.Lock()
+		ids := paused
+		mu.Unlock()
+		if len(ids) != 1 {
+			return fmt.Errorf("%d note requests held, want 1", len(ids))
+		}
+		if _, err := cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ids[0]}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{})
+		return err
+	}), chromedp.WaitVisible(`//*[@data-testid="my-notes"][contains(., "first")]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, ann, `(function () { var n = document.querySelector("[data-note-input]"); return n.value + "|" + (document.activeElement === n); })()`); got != "second|true" {
+		t.Errorf("typing on while a note was saved left %q in the field, want the later text, focused", got)
+	}
+
 	// A skip by mistake: u takes it back, and the item returns.
 	evalString(t, ann, `(document.querySelector("[data-note-input]").value = "", document.activeElement.blur(), "")`)
 	skippedItem := currentItem(t, ann)

@@ -187,16 +187,17 @@
       shownItem = item;
       setTimeout(function () { r.setAttribute("data-ready", ""); }, settleMs);
     } else {
-      // The same item again (a note saved): keys go on acting on it.
+      // The same item again (a note saved): keys go on acting on it, and
+      // only text typed while it was saved goes back into the note.
       r.setAttribute("data-ready", "");
-      carried = null;
+      if (carried && carried.text === "") carried = null;
       refocus = "";
     }
     var note = noteField(r);
     if (carried && note) {
       if (carried.text !== "") {
         note.value = carried.text;
-        alertBox("What you typed while the next item loaded is in this item's note, not saved: check that it belongs here.");
+        if (changed) alertBox("What you typed while the next item loaded is in this item's note, not saved: check that it belongs here.");
       }
       if (carried.focus || carried.text !== "") note.focus({ preventScroll: true });
     } else if (refocus) {
@@ -257,8 +258,8 @@
     var r = review();
     if (!r || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
     var t = e.target;
-    if (e.repeat && t instanceof HTMLButtonElement && r.contains(t)) {
-      e.preventDefault(); // a held Enter or Space on a focused button
+    if (e.repeat && e.key === "Enter" && t instanceof HTMLButtonElement && r.contains(t)) {
+      e.preventDefault(); // a held Enter on a focused button clicks once
       return;
     }
     if (typing(t)) {

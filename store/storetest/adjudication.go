@@ -46,6 +46,7 @@ var adjudicationTests = []struct {
 	{"LeaseExpiry", testLeaseExpiry},
 	{"SkipAndNotes", testSkipAndNotes},
 	{"Undo", testUndo},
+	{"UndoPassesOverStaleSkip", testUndoPassesOverStaleSkip},
 	{"OverlapAgreeConflictFinal", testOverlapAgreeConflictFinal},
 	{"SetOverlapSettles", testSetOverlapSettles},
 	{"EnqueueByHand", testEnqueueByHand},
@@ -628,16 +629,26 @@ func testSkipAndNotes(t *testing.T, db *store.DB) {
 	}
 	_, err = db.Undo(ctx, ann.ID, skipped.ID, 0)
 	wantErr(t, "Undo of the skip twice", err, grounding.ErrNothingToUndo)
-	// Skipped again, and bob takes the only slot: the skip stays.
+	// Skipped again, and bob takes the only slot: the skip stays, and it
+	// is no longer offered.
 	if err := db.Skip(ctx, ann.ID, c.Item.ID); err != nil {
 		t.Fatal(err)
+	}
+	skipped2 := checkStanding(t, db, ann, f)
+	if skipped2.Kind != grounding.EventSkip || skipped2.ID == skipped.ID {
+		t.Fatalf("after the second skip Standing offers %+v", skipped2)
 	}
 	cb := mustNext(t, db, bob, f)
 	if cb.Item.ID != c.Item.ID {
 		t.Errorf("bob got %d, want the skipped %d", cb.Item.ID, c.Item.ID)
 	}
+	if e := checkStanding(t, db, ann, f); e.ID != 0 {
+		t.Errorf("a skip whose slot bob holds is still offered: %+v", e)
+	}
+	_, err = db.Undo(ctx, ann.ID, skipped2.ID, 0)
+	wantErr(t, "Undo of a skip whose slot bob holds", err, grounding.ErrSkipTaken)
 	_, err = db.Undo(ctx, ann.ID, 0, 0)
-	wantErr(t, "Undo of a skip whose slot bob holds", err, grounding.ErrClaimExpired)
+	wantErr(t, "Undo with only a stale skip", err, grounding.ErrNothingToUndo)
 	err = db.Skip(ctx, ann.ID, 12345)
 	wantErr(t, "Skip(unknown item)", err, grounding.ErrNotFound)
 	h, _ := db.History(ctx, c.Item.TrajectoryID, c.Item.Ordinal)
@@ -695,6 +706,30 @@ func checkStanding(t *testing.T, db *store.DB, u grounding.User, f grounding.Que
 		return grounding.VerdictEvent{}
 	}
 	return *last
+}
+
+// A skip that can no longer be taken back (its item went to someone else)
+// is passed over: u undoes the verdict before it.
+func testUndoPassesOverStaleSkip(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "adj", 2)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	f := grounding.QueueFilter{RunID: run.ID}
+	c1 := mustNext(t, db, ann, f)
+	pass := mustSubmit(t, db, ann, c1.Item.ID, grounding.VerdictPass)
+	c2 := mustNext(t, db, ann, f)
+	if err := db.Skip(ctx, ann.ID, c2.Item.ID); err != nil {
+		t.Fatal(err)
+	}
+	if cb := mustNext(t, db, bob, f); cb.Item.ID != c2.Item.ID {
+		t.Fatalf("bob got %d, want ann's skipped %d", cb.Item.ID, c2.Item.ID)
+	}
+	if e := checkStanding(t, db, ann, f); e.ID != pass.Event.ID {
+		t.Errorf("Standing offers %+v; want the pass %d before the stale skip", e, pass.Event.ID)
+	}
+	if u, err := db.Undo(ctx, ann.ID, pass.Event.ID, 0); err != nil || u.Undoes != pass.Event.ID {
+		t.Errorf("Undo of the pass behind a stale skip = %+v, %v", u, err)
+	}
 }
 
 func testUndo(t *testing.T, db *store.DB) {
