@@ -192,7 +192,7 @@ func (c *checker) attrScore(cand *candidate, msg int, detail bool) (int, []strin
 
 // phraseSeen is what attrScore knows of an entry's key as a phrase the
 // user may have written: kind is 0 not looked at yet, 1 not a multi-word
-// attribute, 2 one ("gift_card"); searched is the number of c.userMsgs
+// attribute (it has a digit), 2 one ("gift_card"); searched is the number of c.userMsgs
 // searched for it, found 1 + the first that has it (0: none of them).
 type phraseSeen struct {
 	searched, found int32
@@ -207,14 +207,16 @@ type phraseSeen struct {
 // choice) resume where the last search stopped rather than re-reading the
 // conversation.
 func (c *checker) attrPhraseSaid(id int32, msg int) bool {
-	for int(id) >= len(c.phraseSeen) {
-		c.phraseSeen = append(c.phraseSeen, phraseSeen{})
+	if k := c.ents[id].key; !strings.HasPrefix(k, "s:") || strings.IndexByte(k, '_') <= 0 {
+		return false // not a multi-word string: no need to keep anything
+	}
+	if int(id) >= len(c.phraseSeen) {
+		c.phraseSeen = append(c.phraseSeen, make([]phraseSeen, int(id)+1-len(c.phraseSeen))...)
 	}
 	ps := &c.phraseSeen[id]
 	if ps.kind == 0 {
-		k := c.ents[id].key
 		ps.kind = 1
-		if strings.HasPrefix(k, "s:") && strings.IndexByte(k, '_') > 0 && !strings.ContainsAny(k, "0123456789") {
+		if !strings.ContainsAny(c.ents[id].key, "0123456789") {
 			ps.kind = 2
 		}
 	}
