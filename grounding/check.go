@@ -343,6 +343,9 @@ type checker struct {
 	// scratch of attrScore's detail
 	whyBuf  []string
 	whyEnts []int32
+	// phraseSeen is attrScore's search of user messages for multi-word
+	// attributes, by entry (see attrPhraseSaid).
+	phraseSeen []phraseSeen
 	// scratch of checkText (never nested)
 	stemBuf    []string
 	found      []checked
@@ -417,6 +420,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.obsCall = c.obsCall[:0]
 	c.textMsgs = c.textMsgs[:0]
 	c.userMsgs = c.userMsgs[:0]
+	c.phraseSeen = c.phraseSeen[:0]
 	c.jsonMsgs = c.jsonMsgs[:0]
 	c.bases = c.bases[:0]
 	c.pos = 0

@@ -179,26 +179,66 @@ func (c *checker) attrScore(cand *candidate, msg int, detail bool) (int, []strin
 			continue
 		}
 		// Multi-word attributes ("gift_card") as phrases in user messages.
-		if strings.HasPrefix(e.key, "s:") && strings.IndexByte(e.key, '_') > 0 && !strings.ContainsAny(e.key, "0123456789") {
-			phrase := e.key[2:]
-			var wbuf [8]string
-			words := keyPhraseWords(phrase, wbuf[:0])
-			for _, um := range c.userMsgs {
-				if int(um) >= msg {
-					break
-				}
-				if _, _, ok := c.phraseInMsg(um, words); ok {
-					n++
-					if detail {
-						why = append(why, a.key+" "+strings.ReplaceAll(phrase, "_", " "))
-						ents = append(ents, a.ent)
-					}
-					break
-				}
+		if c.attrPhraseSaid(a.ent, msg) {
+			n++
+			if detail {
+				why = append(why, a.key+" "+strings.ReplaceAll(e.key[2:], "_", " "))
+				ents = append(ents, a.ent)
 			}
 		}
 	}
 	return n, why, ents
+}
+
+// phraseSeen is what attrScore knows of an entry's key as a phrase the
+// user may have written: kind is 0 not looked at yet, 1 not a multi-word
+// attribute (it has a digit), 2 one ("gift_card"); searched is the number of c.userMsgs
+// searched for it, found 1 + the first that has it (0: none of them).
+type phraseSeen struct {
+	searched, found int32
+	kind            int8
+}
+
+// attrPhraseSaid reports whether entry id's key is a multi-word attribute
+// ("s:gift_card", no digits) that a user message before msg has as a
+// phrase. Each user message is searched at most once per entry and
+// trajectory: the messages searched and the first that matched are kept, so
+// the decisions that ask again (every candidate scored at every later
+// choice) resume where the last search stopped rather than re-reading the
+// conversation.
+func (c *checker) attrPhraseSaid(id int32, msg int) bool {
+	if k := c.ents[id].key; !strings.HasPrefix(k, "s:") || strings.IndexByte(k, '_') <= 0 {
+		return false // not a multi-word string: no need to keep anything
+	}
+	if int(id) >= len(c.phraseSeen) {
+		c.phraseSeen = append(c.phraseSeen, make([]phraseSeen, int(id)+1-len(c.phraseSeen))...)
+	}
+	ps := &c.phraseSeen[id]
+	if ps.kind == 0 {
+		ps.kind = 1
+		if !strings.ContainsAny(c.ents[id].key, "0123456789") {
+			ps.kind = 2
+		}
+	}
+	if ps.kind != 2 {
+		return false
+	}
+	if ps.found == 0 && int(ps.searched) < len(c.userMsgs) && int(c.userMsgs[ps.searched]) < msg {
+		var wbuf [8]string
+		words := keyPhraseWords(c.ents[id].key[2:], wbuf[:0])
+		for int(ps.searched) < len(c.userMsgs) {
+			um := c.userMsgs[ps.searched]
+			if int(um) >= msg {
+				break
+			}
+			ps.searched++
+			if _, _, ok := c.phraseInMsg(um, words); ok {
+				ps.found = um + 1
+				break
+			}
+		}
+	}
+	return ps.found > 0 && int(ps.found-1) < msg
 }
 
 // keyPhraseWords is phraseWords for the text of a string key, appended to
