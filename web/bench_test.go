@@ -278,6 +278,7 @@ func BenchmarkRunPageRareDecision(b *testing.B) {
 				{"tool-fail-none", "tool=get_user_details&verdict=fail"}, // no match
 				{"tool-pass", "tool=cancel_reservation&verdict=pass"},    // common
 				{"reason-fail", "reason=term.failed&verdict=fail"},       // common reason
+				{"reason-tool-fail", "reason=vis.hidden_leak&verdict=fail&tool=get_reservation_details"},
 			} {
 				b.Run(c.name, func(b *testing.B) { latency(b, get, fmt.Sprintf("/runs/%d?%s", res.RunID, c.query)) })
 			}
