@@ -297,10 +297,7 @@ func testUserDisable(t *testing.T, db *store.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := db.SessionStore(func(b []byte) int64 {
-		id, _ := strconv.ParseInt(strings.TrimPrefix(string(b), "user="), 10, 64)
-		return id
-	}).(scs.CtxStore)
+	s := userSessions(db)
 	exp := time.Now().Add(time.Hour)
 	for token, u := range map[string]grounding.User{"ann-1": ann, "ann-2": ann, "root-1": root} {
 		if err := s.CommitCtx(ctx, token, []byte("user="+strconv.FormatInt(u.ID, 10)), exp); err != nil {
@@ -421,6 +418,15 @@ func testSessions(t *testing.T, db *store.DB) {
 	}
 }
 
+// userSessions is the session store with session data that names its
+// user as the web layer's codec would ("user=ID"; here, plainly).
+func userSessions(db *store.DB) scs.CtxStore {
+	return db.SessionStore(func(b []byte) int64 {
+		id, _ := strconv.ParseInt(strings.TrimPrefix(string(b), "user="), 10, 64)
+		return id
+	}).(scs.CtxStore)
+}
+
 // testSessionUser: a session's lookup reads its user's current row in the
 // same statement, for a context with room for it.
 func testSessionUser(t *testing.T, db *store.DB) {
@@ -428,11 +434,7 @@ func testSessionUser(t *testing.T, db *store.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The data names its user as the web layer's codec would; here, plainly.
-	s := db.SessionStore(func(b []byte) int64 {
-		id, _ := strconv.ParseInt(strings.TrimPrefix(string(b), "user="), 10, 64)
-		return id
-	}).(scs.CtxStore)
+	s := userSessions(db)
 	exp := time.Now().Add(time.Hour)
 	if err := s.CommitCtx(ctx, "signed-in", []byte("user="+strconv.FormatInt(ann.ID, 10)), exp); err != nil {
 		t.Fatal(err)
