@@ -23,7 +23,9 @@ import (
 //     logins refused (429) while they do; accepted, as the alternative is
 //     unlimited guessing.
 //   - address, any name: 100, then one per second: one client trying many
-//     names. Behind a proxy every user shares its address, hence the size.
+//     names. Behind a proxy every user shares its address unless serve
+//     --proxy-hops says how many proxies to look through (web/clientaddr.go
+//     sets the request's RemoteAddr), hence the size.
 //
 // While an attempt's bucket is empty the login is refused with 429 and the
 // time to wait.

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -217,5 +218,70 @@ func TestBrowserDisableAccount(t *testing.T) {
 	screenshot(t, ctx, "accounts-disabled")
 	if p := problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
+	}
+}
+
+// TestProxyHops: behind a proxy every request comes from the proxy's
+// address. With --proxy-hops 1 the login throttle counts a client under the
+// address the proxy appended to X-Forwarded-For, so one client's guesses
+// do not lock out a colleague, and a client cannot pick a fresh address
+// by sending its own X-Forwarded-For.
+func TestProxyHops(t *testing.T) {
+	for _, hops := range []int{0, 1} {
+		t.Run(fmt.Sprintf("hops=%d", hops), func(t *testing.T) {
+			ctx := context.Background()
+			db, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "groundwork.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			hash, _ := bcrypt.GenerateFromPassword([]byte("password-rita"), bcrypt.MinCost)
+			if _, err := db.CreateUser(ctx, "rita", grounding.RoleResearcher, hash); err != nil {
+				t.Fatal(err)
+			}
+			h, err := web.NewHandler(web.Config{ProxyHops: hops, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db, &fakeImporter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			a := &app{t: t, url: srv.URL, db: db}
+			login := func(password, forwarded string) int {
+				form := url.Values{"name": {"rita"}, "password": {password}, "next": {"/runs"}}
+				resp, _ := a.do(a.client(), "POST", "/login", strings.NewReader(form.Encode()),
+					a.sameOrigin(map[string]string{"Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": forwarded}))
+				return resp.StatusCode
+			}
+			for i := range 10 {
+				if code := login("wrong password", "203.0.113.9"); code != http.StatusUnprocessableEntity {
+					t.Fatalf("guess %d = %d; want 422", i+1, code)
+				}
+			}
+			if code := login("wrong password", "203.0.113.9"); code != http.StatusTooManyRequests {
+				t.Fatalf("the 11th guess = %d; want 429", code)
+			}
+			// The guesser claims another address in front of the proxy's entry.
+			if code := login("wrong password", "198.51.100.99, 203.0.113.9"); code != http.StatusTooManyRequests {
+				t.Errorf("a guess with a forged X-Forwarded-For entry = %d; want 429", code)
+			}
+			// Rita, at her own desk, behind the same proxy.
+			want := http.StatusSeeOther
+			if hops == 0 { // the header is not trusted: everyone is the proxy
+				want = http.StatusTooManyRequests
+			}
+			if code := login("password-rita", "192.0.2.44"); code != want {
+				t.Errorf("rita from another address = %d; want %d", code, want)
+			}
+		})
+	}
+	err := web.Run(context.Background(), []string{"groundwork", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0"},
+		func(k string) string {
+			if k == "GROUNDWORK_PROXY_HOPS" {
+				return "one"
+			}
+			return ""
+		}, strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `$GROUNDWORK_PROXY_HOPS "one": expected a number of proxies`) {
+		t.Errorf(`serve with GROUNDWORK_PROXY_HOPS=one = %v`, err)
 	}
 }

@@ -64,6 +64,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 	r := chi.NewRouter()
 	r.Use(
 		middleware.RequestID,
+		clientAddr(cfg.ProxyHops),
 		middleware.GetHead, // HEAD /healthz and friends answer like GET
 		requestLogger(log),
 		middleware.Recoverer,

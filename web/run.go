@@ -29,7 +29,7 @@ import (
 const usage = `groundwork: grounding review of tool-use agent logs
 
 usage:
-  groundwork serve   [--addr :8080] [--base-url URL] [--db URL] [--data DIR] [--no-demo] [--max-upload BYTES] [--lease 15m]
+  groundwork serve   [--addr :8080] [--base-url URL] [--proxy-hops N] [--db URL] [--data DIR] [--no-demo] [--max-upload BYTES] [--lease 15m]
   groundwork migrate [--db URL]
   groundwork import  [--db URL] [--run NAME] [--format auto|canonical|tau-bench|openai-jsonl] FILE...
   groundwork user add NAME --role admin|researcher|annotator [--db URL]
@@ -380,8 +380,23 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 	lease := fs.Duration("lease", store.DefaultLease, "how long an annotator's claim on a queue item lasts without activity")
 	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this separate address, e.g. localhost:6060; off by default")
 	baseFlag := fs.String("base-url", "", "the address people reach the app at, e.g. https://gw.example.org behind a TLS proxy (default $GROUNDWORK_BASE_URL): https marks the session cookie Secure")
+	hops := fs.Int("proxy-hops", 0, "how many reverse proxies stand in front of the app, each appending to X-Forwarded-For (default $GROUNDWORK_PROXY_HOPS, else 0: the header is not trusted)")
 	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	hopsSet := false
+	fs.Visit(func(f *flag.Flag) { hopsSet = hopsSet || f.Name == "proxy-hops" })
+	if !hopsSet {
+		if v := getenv("GROUNDWORK_PROXY_HOPS"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 16 {
+				return fmt.Errorf("serve: $GROUNDWORK_PROXY_HOPS %q: expected a number of proxies from 0 to 16", v)
+			}
+			*hops = n
+		}
+	}
+	if *hops < 0 || *hops > 16 {
+		return fmt.Errorf("serve: --proxy-hops %d: expected a number of proxies from 0 to 16", *hops)
 	}
 	if *baseFlag == "" {
 		*baseFlag = getenv("GROUNDWORK_BASE_URL")
@@ -426,6 +441,7 @@ func runServe(ctx context.Context, args []string, getenv Env, stdout, stderr io.
 		ClaimLease:     *lease,
 		UploadDir:      uploadDir,
 		BaseURL:        *baseFlag,
+		ProxyHops:      *hops,
 		Logger:         logger,
 	}, db, Importer{DB: db})
 	if err != nil {

@@ -29,6 +29,11 @@ type Config struct {
 	// BaseURL is the address people reach the app at, e.g.
 	// https://gw.example.org behind a TLS proxy; "" when unknown.
 	BaseURL string
+	// ProxyHops is how many reverse proxies stand in front of the app,
+	// each appending to X-Forwarded-For; the login throttle then counts a
+	// client under the address the outermost of them saw. 0 (the default)
+	// trusts no header and counts the connection's address.
+	ProxyHops int
 	// Logger receives request and error logs; nil means slog.Default().
 	Logger *slog.Logger
 	// ClaimLease is how long an annotator's claim on a queue item lasts
@@ -65,6 +70,9 @@ func NewHandler(cfg Config, db *store.DB, imp ImportFiler) (http.Handler, error)
 	}
 	if cfg.MaxUploadBytes == 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if cfg.ProxyHops < 0 {
+		return nil, fmt.Errorf("web: ProxyHops %d is negative", cfg.ProxyHops)
 	}
 	if cfg.UploadDir != "" {
 		fi, err := os.Stat(cfg.UploadDir)
