@@ -169,6 +169,24 @@ type Progress struct {
 	Conflicts int // of which waiting for a lead
 }
 
+// AnnotatorWork is what one person did on a run (or on every run), for the
+// lead who plans the work. Verdicts, final verdicts and skips count while
+// they stand: an undone one is not counted, as on the review screen.
+type AnnotatorWork struct {
+	UserID   int64
+	Name     string
+	Role     string
+	Disabled bool
+	Verdicts int       // verdicts and final verdicts
+	Passed   int       // of which pass ("grounded")
+	Finals   int       // of which final verdicts a lead set on a conflict
+	Today    int       // of Verdicts, since 00:00 UTC
+	Week     int       // of Verdicts, in the last 7 days
+	Skips    int       // items skipped
+	Holding  int       // items claimed now and not yet judged or skipped
+	Last     time.Time // the latest of their standing verdicts and skips; zero when none
+}
+
 // DecisionHistory is a decision's queue item (nil when it never had one)
 // and every event about it, oldest first.
 type DecisionHistory struct {

@@ -27,6 +27,7 @@ type queueStore interface {
 	Overlap(ctx context.Context, runID int64) (int, error)
 	Progress(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, error)
 	Agreement(ctx context.Context, runID int64) (grounding.AgreementReport, map[int64]string, error)
+	AnnotatorWork(ctx context.Context, runID int64) ([]grounding.AnnotatorWork, error)
 	CoverageScales(ctx context.Context) ([]grounding.Scale, error)
 	PrioritizeByDeficit(ctx context.Context, runID int64, depth int) (int, error)
 }
@@ -471,7 +472,38 @@ func (h *Queue) Agreement(w http.ResponseWriter, r *http.Request) {
 		p.Rows = append(p.Rows, views.PairRow{A: names[pa.A], B: names[pa.B], Items: count(pa.Items),
 			Raw: percent1(pa.Raw), Kappa: coef(pa.Kappa, pa.KappaOK)})
 	}
+	work, err := h.store.AnnotatorWork(ctx, f.RunID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p.Work = workRows(work)
+	if len(p.Work) == 0 {
+		p.WorkEmpty = "Nobody has judged, skipped or claimed an item of " + p.RunName + " yet."
+	}
 	render(w, r, http.StatusOK, page{title: "Agreement", section: "agreement", body: views.Agreement(p)})
+}
+
+// workRows is the "who did what" table of the agreement page.
+func workRows(work []grounding.AnnotatorWork) []views.WorkRow {
+	rows := make([]views.WorkRow, len(work))
+	for i, w := range work {
+		row := views.WorkRow{Name: w.Name, Role: w.Role, Disabled: w.Disabled, Verdicts: count(w.Verdicts),
+			Today: count(w.Today), Week: count(w.Week), Skips: count(w.Skips), Holding: count(w.Holding), Last: "—"}
+		if w.Verdicts > 0 {
+			row.Passed = count(w.Passed) + " (" + percent1(float64(w.Passed)/float64(w.Verdicts)) + ")"
+		} else {
+			row.Passed = "—"
+		}
+		if w.Finals > 0 {
+			row.Verdicts += " (" + count(w.Finals) + " final)"
+		}
+		if !w.Last.IsZero() {
+			row.Last = dateTime(w.Last)
+		}
+		rows[i] = row
+	}
+	return rows
 }
 
 func percent1(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%" }

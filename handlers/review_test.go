@@ -41,6 +41,7 @@ type fakeAdjudication struct {
 	SetOverlapFn   func(runID int64, k int) error
 	OverlapFn      func(runID int64) (int, error)
 	AgreementFn    func(runID int64) (grounding.AgreementReport, map[int64]string, error)
+	WorkFn         func(runID int64) ([]grounding.AnnotatorWork, error)
 	UsersFn        func() ([]grounding.User, error)
 	PrioritizeFn   func(runID int64, depth int) (int, error)
 	CreateUserFn   func(name, role string, hash []byte) (grounding.User, error)
@@ -187,6 +188,13 @@ func (f *fakeAdjudication) Overlap(_ context.Context, runID int64) (int, error) 
 	}
 	return f.OverlapFn(runID)
 }
+func (f *fakeAdjudication) AnnotatorWork(_ context.Context, runID int64) ([]grounding.AnnotatorWork, error) {
+	if f.WorkFn == nil {
+		f.missing("AnnotatorWork")
+	}
+	return f.WorkFn(runID)
+}
+
 func (f *fakeAdjudication) Agreement(_ context.Context, runID int64) (grounding.AgreementReport, map[int64]string, error) {
 	if f.AgreementFn == nil {
 		f.missing("Agreement")
@@ -332,6 +340,11 @@ func adjudicationStore(t *testing.T) *fakeAdjudication {
 		return grounding.Agreement([]grounding.Rating{{Item: 1, Rater: 2, Label: "pass"}, {Item: 1, Rater: 9, Label: "pass"},
 				{Item: 2, Rater: 2, Label: "pass"}, {Item: 2, Rater: 9, Label: "fail"}}),
 			map[int64]string{2: "ann", 9: "bob"}, nil
+	}
+	f.WorkFn = func(int64) ([]grounding.AnnotatorWork, error) {
+		return []grounding.AnnotatorWork{{UserID: 2, Name: "ann", Role: grounding.RoleAnnotator, Verdicts: 7, Passed: 5, Today: 2, Week: 7, Skips: 1, Holding: 1,
+			Last: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)},
+			{UserID: 3, Name: "lea", Role: grounding.RoleResearcher, Disabled: true, Verdicts: 1, Finals: 1}}, nil
 	}
 	f.UsersFn = func() ([]grounding.User, error) { return []grounding.User{*admin, *annotator}, nil }
 	f.PrioritizeFn = func(runID int64, depth int) (int, error) {
@@ -565,6 +578,9 @@ func TestAdjudicationPages(t *testing.T) {
 		{name: "agreement", req: func() *http.Request { return httptest.NewRequest("GET", "/agreement?run=1", nil) }, user: researcher,
 			plain: want{status: 200, html: true, testid: "agreement-pair", text: "50%"},
 			htmx:  want{status: 200, html: true, testid: "agreement-alpha", text: "over 2 items"}},
+		{name: "who did what", req: func() *http.Request { return httptest.NewRequest("GET", "/agreement?run=1", nil) }, user: researcher,
+			plain: want{status: 200, html: true, testid: "work-row", text: "5 (71%)"},
+			htmx:  want{status: 200, html: true, testid: "work-verdicts", text: "1 (1 final)"}},
 		{name: "users", req: func() *http.Request { return httptest.NewRequest("GET", "/admin/users", nil) }, user: admin,
 			plain: want{status: 200, html: true, testid: "user-row"}, htmx: want{status: 200, html: true, testid: "user-form"}},
 		{name: "user create", req: func() *http.Request {

@@ -1015,3 +1015,91 @@ func (db *DB) Overlap(ctx context.Context, runID int64) (int, error) {
 	err := db.x.GetContext(ctx, &k, db.x.Rebind(`SELECT overlap FROM runs WHERE id = ?`), runID)
 	return k, storeErr(fmt.Sprintf("overlap of run %d", runID), err)
 }
+
+// AnnotatorWork returns, per person with a standing verdict, final verdict
+// or skip in the run (every run when runID is 0), or a claim held now, what
+// they did: the lead's view of who works on what. Two reads: the events
+// grouped by user (verdict_events_user_idx is no help across users; a
+// run's events are read once), and the live claims. Ordered by name.
+func (db *DB) AnnotatorWork(ctx context.Context, runID int64) ([]grounding.AnnotatorWork, error) {
+	op := fmt.Sprintf("annotator work of run %d", runID)
+	at := db.now()
+	day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
+	week := at.Add(-7 * 24 * time.Hour)
+	args := []any{grounding.VerdictPass, grounding.EventFinal, dbTime{day}, dbTime{week}, grounding.EventSkip,
+		grounding.EventVerdict, grounding.EventFinal, grounding.EventSkip}
+	run := ""
+	if runID != 0 {
+		run = " AND e.run_id = ?"
+		args = append(args, runID)
+	}
+	var rows []struct {
+		UserID   int64    `db:"user_id"`
+		Verdicts int      `db:"verdicts"`
+		Passed   int      `db:"passed"`
+		Finals   int      `db:"finals"`
+		Today    int      `db:"today"`
+		Week     int      `db:"week"`
+		Skips    int      `db:"skips"`
+		Last     nullTime `db:"last"`
+	}
+	// Verdict and final events carry their verdict, skips none: the
+	// verdict figures count the events with one.
+	err := db.sel(ctx, &rows, `SELECT e.user_id,
+		COALESCE(SUM(CASE WHEN e.verdict <> '' THEN 1 ELSE 0 END), 0) AS verdicts,
+		COALESCE(SUM(CASE WHEN e.verdict = ? THEN 1 ELSE 0 END), 0) AS passed,
+		COALESCE(SUM(CASE WHEN e.kind = ? THEN 1 ELSE 0 END), 0) AS finals,
+		COALESCE(SUM(CASE WHEN e.verdict <> '' AND e.created_at >= ? THEN 1 ELSE 0 END), 0) AS today,
+		COALESCE(SUM(CASE WHEN e.verdict <> '' AND e.created_at >= ? THEN 1 ELSE 0 END), 0) AS week,
+		COALESCE(SUM(CASE WHEN e.kind = ? THEN 1 ELSE 0 END), 0) AS skips,
+		MAX(e.created_at) AS last
+		FROM verdict_events e
+		WHERE e.kind IN (?, ?, ?)`+run+`
+		AND NOT EXISTS (SELECT 1 FROM verdict_events x WHERE x.undoes = e.id)
+		GROUP BY e.user_id`, args...)
+	if err != nil {
+		return nil, storeErr(op, err)
+	}
+	cargs := []any{dbTime{at}, false}
+	if runID != 0 {
+		run = " AND q.run_id = ?"
+		cargs = append(cargs, runID)
+	}
+	var holding []struct {
+		UserID int64 `db:"user_id"`
+		N      int   `db:"n"`
+	}
+	if err := db.sel(ctx, &holding, `SELECT c.user_id, COUNT(*) AS n FROM claims c JOIN queue_items q ON q.id = c.item_id
+		WHERE c.expires_at > ? AND c.verdict = '' AND c.skipped = ?`+run+` GROUP BY c.user_id`, cargs...); err != nil {
+		return nil, storeErr(op, err)
+	}
+	byUser := map[int64]*grounding.AnnotatorWork{}
+	for _, r := range rows {
+		byUser[r.UserID] = &grounding.AnnotatorWork{UserID: r.UserID, Verdicts: r.Verdicts, Passed: r.Passed, Finals: r.Finals,
+			Today: r.Today, Week: r.Week, Skips: r.Skips, Last: r.Last.Time}
+	}
+	for _, h := range holding {
+		w := byUser[h.UserID]
+		if w == nil {
+			w = &grounding.AnnotatorWork{UserID: h.UserID}
+			byUser[h.UserID] = w
+		}
+		w.Holding = h.N
+	}
+	if len(byUser) == 0 {
+		return nil, nil
+	}
+	users, err := db.Users(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []grounding.AnnotatorWork
+	for _, u := range users {
+		if w := byUser[u.ID]; w != nil {
+			w.Name, w.Role, w.Disabled = u.Name, u.Role, u.Disabled
+			out = append(out, *w)
+		}
+	}
+	slices.SortFunc(out, func(a, b grounding.AnnotatorWork) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}

@@ -192,6 +192,22 @@ type AgreementPage struct {
 	Alpha   string // "0.61" or "—"
 	Rows    []PairRow
 	Empty   string
+	// Work is who did what on the run, WorkEmpty the sentence when nobody did.
+	Work      []WorkRow
+	WorkEmpty string
+}
+
+// WorkRow is one person's work on a run, every figure formatted.
+type WorkRow struct {
+	Name, Role string
+	Disabled   bool
+	Verdicts   string // "42" or "42 (3 final)"
+	Passed     string // "30 (71%)", "—" without verdicts
+	Today      string
+	Week       string
+	Skips      string
+	Holding    string
+	Last       string // date and time, "—" when none
 }
 
 // PairRow is the agreement of two annotators.

@@ -54,6 +54,7 @@ var adjudicationTests = []struct {
 	{"RecheckWhileAdjudicating", testRecheckWhileAdjudicating},
 	{"LowerOverlapWhileClaimed", testLowerOverlapWhileClaimed},
 	{"AgreementStats", testAgreementStats},
+	{"AnnotatorWork", testAnnotatorWork},
 	{"ConcurrentAnnotators", testConcurrentAnnotators},
 	{"ConcurrentDoubleSubmit", testConcurrentDoubleSubmit},
 	{"PrioritizeByDeficit", testPrioritizeByDeficit},
@@ -1239,6 +1240,101 @@ func testAgreementStats(t *testing.T, db *store.DB) {
 	}
 	if cs, _ := db.Conflicts(ctx, f); len(cs) != 1 {
 		t.Errorf("%d conflicts, want 1", len(cs))
+	}
+}
+
+// testAnnotatorWork: the lead's table of who did what counts standing
+// verdicts (an undone one is gone), skips, claims held now and final
+// verdicts, per run and over every run, with today and the last 7 days.
+func testAnnotatorWork(t *testing.T, db *store.DB) {
+	clock := NewClock(db)             // Monday 2026-03-02 09:00 UTC
+	work := adjPool(t, db, "work", 3) // 5 items
+	other := adjPool(t, db, "other", 1)
+	if err := db.SetOverlap(ctx, other.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	bob := mustUser(t, db, "bob", grounding.RoleAnnotator)
+	lea := mustUser(t, db, "lea", grounding.RoleResearcher)
+	mustUser(t, db, "idle", grounding.RoleAnnotator)
+	fw, fo := grounding.QueueFilter{RunID: work.ID}, grounding.QueueFilter{RunID: other.ID}
+	if got, err := db.AnnotatorWork(ctx, work.ID); err != nil || len(got) != 0 {
+		t.Fatalf("before any work: %+v, %v", got, err)
+	}
+
+	mustSubmit(t, db, ann, mustNext(t, db, ann, fw).Item.ID, grounding.VerdictPass) // 8 days before "now"
+	clock.Advance(7*24*time.Hour + time.Hour)                                       // Mon 03-09 10:00
+	mustSubmit(t, db, ann, mustNext(t, db, ann, fw).Item.ID, grounding.VerdictFail)
+	taken := mustSubmit(t, db, ann, mustNext(t, db, ann, fw).Item.ID, grounding.VerdictPass)
+	if _, err := db.Undo(ctx, ann.ID, taken.Event.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(22 * time.Hour) // Tue 03-10 08:00
+	again := mustNext(t, db, ann, fw)
+	if again.Item.ID != taken.Event.ItemID {
+		t.Fatalf("after the undo ann was given item %d, not %d again", again.Item.ID, taken.Event.ItemID)
+	}
+	if err := db.Skip(ctx, ann.ID, again.Item.ID); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	mustSubmit(t, db, bob, mustNext(t, db, bob, fw).Item.ID, grounding.VerdictPass)
+	// The other run, k = 2: ann and bob disagree, lea settles it.
+	mustSubmit(t, db, ann, mustNext(t, db, ann, fo).Item.ID, grounding.VerdictPass)
+	cb := mustNext(t, db, bob, fo)
+	mustSubmit(t, db, bob, cb.Item.ID, grounding.VerdictFail)
+	if _, err := db.Finalize(ctx, lea.ID, cb.Item.ID, grounding.VerdictFail, "the card was never named"); err != nil {
+		t.Fatal(err)
+	}
+	mustNext(t, db, ann, fw) // held, not judged (an annotator holds one open item at a time)
+
+	got, err := db.AnnotatorWork(ctx, work.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipAt := clock.Now().Add(-time.Minute) // the other run's verdicts came later, but not in this run
+	want := []grounding.AnnotatorWork{
+		{UserID: ann.ID, Name: "ann", Role: grounding.RoleAnnotator, Verdicts: 2, Passed: 1, Today: 0, Week: 1, Skips: 1, Holding: 1},
+		{UserID: bob.ID, Name: "bob", Role: grounding.RoleAnnotator, Verdicts: 1, Passed: 1, Today: 1, Week: 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("run work: %+v; want ann and bob only", got)
+	}
+	for i := range want {
+		g := got[i]
+		if g.Last.IsZero() {
+			t.Errorf("%s: no time of the latest work", g.Name)
+		}
+		g.Last = time.Time{}
+		if g != want[i] {
+			t.Errorf("run work, row %d = %+v; want %+v", i, g, want[i])
+		}
+	}
+	if !got[0].Last.Equal(skipAt) {
+		t.Errorf("ann's latest work at %v; want the skip at %v", got[0].Last, skipAt)
+	}
+
+	all, err := db.AnnotatorWork(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]grounding.AnnotatorWork{}
+	for _, w := range all {
+		byName[w.Name] = w
+	}
+	if len(all) != 3 || byName["ann"].Verdicts != 3 || byName["bob"].Verdicts != 2 || byName["bob"].Passed != 1 ||
+		byName["lea"].Verdicts != 1 || byName["lea"].Finals != 1 || byName["lea"].Role != grounding.RoleResearcher {
+		t.Errorf("every run: %+v; want ann 3 verdicts, bob 2 (1 pass), lea 1 final", all)
+	}
+	if _, ok := byName["idle"]; ok {
+		t.Error("an account that did nothing is listed")
+	}
+	// Disabling an account keeps its work on the record, marked.
+	if err := db.SetDisabled(ctx, bob.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.AnnotatorWork(ctx, work.ID); len(got) != 2 || !got[1].Disabled || got[1].Verdicts != 1 {
+		t.Errorf("after disabling bob: %+v", got)
 	}
 }
 
