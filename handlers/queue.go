@@ -410,6 +410,12 @@ func historyView(hist grounding.DecisionHistory, u grounding.User) views.History
 	if hist.Item != nil {
 		hv.State = hist.Item.State
 		open = hist.Item.State != grounding.QueueDone
+		if open && !grounding.CanLead(u.Role) {
+			// "conflict" would tell an annotator who voted that the others
+			// voted otherwise, which the verdict's notice keeps from them
+			// too (blind overlap); they learn the outcome once it is settled.
+			hv.State = "not settled yet"
+		}
 	}
 	hidden := 0
 	for _, e := range hist.Events {

@@ -900,3 +900,29 @@ func TestReviewReachesBackToEvidence(t *testing.T) {
 		t.Errorf("%d window reads, want 1", windows)
 	}
 }
+
+// TestHistoryHidesConflictFromAnnotators: an annotator who voted on an item
+// with k = 2 must not learn from its history that the other verdict
+// differed (the verdict's notice does not say either); a lead sees the
+// state.
+func TestHistoryHidesConflictFromAnnotators(t *testing.T) {
+	it := reviewItem()
+	it.State = grounding.QueueConflict
+	hist := grounding.DecisionHistory{Item: &it, Events: []grounding.VerdictEvent{
+		{ID: 1, UserID: 2, UserName: "ann", Kind: grounding.EventVerdict, Verdict: grounding.VerdictPass},
+		{ID: 2, UserID: 9, UserName: "bob", Kind: grounding.EventVerdict, Verdict: grounding.VerdictFail},
+	}}
+	ann := grounding.User{ID: 2, Name: "ann", Role: grounding.RoleAnnotator}
+	hv := historyView(hist, ann)
+	if hv.State == grounding.QueueConflict || len(hv.Events) != 1 || hv.Hidden == "" {
+		t.Errorf("ann's view of a conflict: state %q, %d events, hidden %q; want no conflict, her own verdict only", hv.State, len(hv.Events), hv.Hidden)
+	}
+	lea := grounding.User{ID: 5, Name: "lea", Role: grounding.RoleResearcher}
+	if hv := historyView(hist, lea); hv.State != grounding.QueueConflict || len(hv.Events) != 2 {
+		t.Errorf("the lead's view: state %q, %d events; want conflict and both verdicts", hv.State, len(hv.Events))
+	}
+	it.State = grounding.QueueDone
+	if hv := historyView(hist, ann); hv.State != grounding.QueueDone || len(hv.Events) != 2 {
+		t.Errorf("ann's view once settled: state %q, %d events; want done and both verdicts", hv.State, len(hv.Events))
+	}
+}
