@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/klauspost/compress/gzip"
@@ -70,6 +71,40 @@ func (h *Export) CSV(w http.ResponseWriter, r *http.Request) { h.stream(w, r, gr
 // exportParams are the query parameters of an export URL.
 var exportParams = []string{"view", "scale", "domain", "source", "complete", "include_empty", "ids", "limit"}
 
+// exportRunName is the run named in an export URL. chi matches the
+// escaped path only when Go kept one (r.URL.RawPath: the path has escapes
+// that decoding would lose, such as %2F); otherwise it matches the decoded
+// path and the parameter is decoded already. Decoding it again would read
+// run "x%2541" as "xA", another run, and refuse "50%25".
+func exportRunName(r *http.Request) (string, error) {
+	name := chi.URLParam(r, "run")
+	if r.URL.RawPath != "" {
+		var err error
+		if name, err = url.PathUnescape(name); err != nil {
+			name = ""
+		}
+	}
+	if name == "" || !textOK(name) {
+		return "", badRequest("The run name in the address is not valid.")
+	}
+	return name, nil
+}
+
+// strictQuery parses r's query, refusing what URL.Query drops without a
+// word (a pair with a semicolon or a bad %-escape): dropped, source=human
+// would fall back to every verdict and widen the export.
+func strictQuery(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest("The address's query is not valid (" + err.Error() + "): separate parameters with & and escape % as %25.")
+	}
+	return q, nil
+}
+
+// textOK: valid UTF-8 without NUL, the only text the databases store
+// (Postgres refuses the rest with an error, SQLite would just not find it).
+func textOK(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
 // exportQuery reads an export URL's query into f. Anything it cannot use is
 // a 400 naming the parameter (a typo must not silently widen an export).
 // The scale and view are names here; exportResolve checks them.
@@ -82,6 +117,9 @@ func exportQuery(q url.Values, f *grounding.ExportFilter) error {
 	for _, k := range exportParams {
 		if len(q[k]) > 1 {
 			return badRequest(fmt.Sprintf("The parameter %q is given %d times.", k, len(q[k])))
+		}
+		if !textOK(q.Get(k)) {
+			return badRequest(fmt.Sprintf("The parameter %q is not valid UTF-8 text.", k))
 		}
 	}
 	f.View = strings.TrimSpace(q.Get("view"))
@@ -127,11 +165,29 @@ func boolQuery(q url.Values, name string, def bool) (bool, error) {
 // run or view is a 404, an unknown scale (or one that is not the view's) a
 // 400 listing the scales.
 func (h *Export) exportResolve(ctx context.Context, runName string, f *grounding.ExportFilter) error {
+	if !textOK(runName) {
+		return badRequest("The run name is not valid UTF-8 text.")
+	}
 	run, err := h.exportRun(ctx, runName)
 	if err != nil {
 		return err
 	}
 	f.RunID, f.RunName = run.ID, run.Name
+	if f.Domain != "" {
+		// An unknown domain (or "Airline" for airline) would export
+		// nothing, with a 200 a script takes for an empty run.
+		domains, _, err := h.store.RunFacets(ctx, run.ID)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(domains, f.Domain) {
+			has := "it records no domain"
+			if len(domains) > 0 {
+				has = "its domains are " + strings.Join(domains, ", ")
+			}
+			return badRequest(fmt.Sprintf("Run %q has no trajectories of domain %q; %s.", run.Name, f.Domain, has))
+		}
+	}
 	if f.Scale.Name != "" {
 		scales, err := h.store.CoverageScales(ctx)
 		if err != nil {
@@ -187,14 +243,18 @@ var errHead = errors.New("head request: headers only")
 // body with an error trailer line and breaks the connection, so no client
 // mistakes a cut file for a whole one.
 func (h *Export) stream(w http.ResponseWriter, r *http.Request, format grounding.ExportFormat) {
-	// chi matches the raw path when it has escapes: the name may be escaped.
-	name, err := url.PathUnescape(chi.URLParam(r, "run"))
-	if err != nil || name == "" {
-		h.fail(w, r, badRequest("The run name in the address is not valid."))
+	name, err := exportRunName(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	q, err := strictQuery(r)
+	if err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	f := grounding.ExportFilter{Format: format}
-	if err := exportQuery(r.URL.Query(), &f); err != nil {
+	if err := exportQuery(q, &f); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -432,7 +492,13 @@ func (h *Export) Page(w http.ResponseWriter, r *http.Request) {
 // trajectories and decisions the link downloads, the link and a curl
 // command. A form value the export would refuse is shown with 422.
 func (h *Export) Count(w http.ResponseWriter, r *http.Request) {
-	c, status := h.count(r, r.URL.Query(), "")
+	q, err := strictQuery(r)
+	if err != nil {
+		_, msg := classify(err)
+		renderFragment(w, r, http.StatusUnprocessableEntity, views.ExportSummary(views.ExportCount{Error: msg}))
+		return
+	}
+	c, status := h.count(r, q, "")
 	renderFragment(w, r, status, views.ExportSummary(c))
 }
 

@@ -177,6 +177,16 @@ func TestExportBadRequests(t *testing.T) {
 		{"bad source", "/api/export/demo%20run/decisions.csv?source=lead", 400, "auto, human or any"},
 		{"bad limit", "/api/export/demo%20run/sft.jsonl?limit=-3", 400, "whole number"},
 		{"twice", "/api/export/demo%20run/sft.jsonl?scale=8B&scale=4B", 400, "given 2 times"},
+		// URL.Query drops these pairs without a word; dropped, the filter
+		// would fall back to its default and widen the export.
+		{"semicolon", "/api/export/demo%20run/masks.jsonl?source=human;ids=true", 400, "query is not valid"},
+		{"bad escape", "/api/export/demo%20run/masks.jsonl?source=hu%ZZman", 400, "escape % as %25"},
+		{"bad escape in a view", "/api/export/demo%20run/masks.jsonl?view=nope%", 400, "query is not valid"},
+		{"unknown domain", "/api/export/demo%20run/masks.jsonl?domain=Airline", 400, `no trajectories of domain "Airline"; its domains are airline, retail.`},
+		{"domain not UTF-8", "/api/export/demo%20run/masks.jsonl?domain=%FF", 400, `"domain" is not valid UTF-8`},
+		{"NUL in a view", "/api/export/demo%20run/masks.jsonl?view=a%00b", 400, `"view" is not valid UTF-8`},
+		{"run not UTF-8", "/api/export/%FF/masks.jsonl", 400, "run name in the address is not valid"},
+		{"NUL in the run", "/api/export/a%00b/masks.jsonl", 400, "run name in the address is not valid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,6 +201,28 @@ func TestExportBadRequests(t *testing.T) {
 				t.Errorf("GET %s sent part of an export: %q", tt.target, body)
 			}
 		})
+	}
+}
+
+// TestExportRunNameDecodedOnce: the run segment is decoded exactly once,
+// whether or not Go kept the escaped path: "x%2541" names run "x%41", not
+// run "xA".
+func TestExportRunNameDecodedOnce(t *testing.T) {
+	for _, tt := range []struct{ target, run string }{
+		{"/api/export/x%2541/masks.jsonl", "x%41"},
+		{"/api/export/xA/masks.jsonl", "xA"},
+		{"/api/export/50%25/masks.jsonl", "50%"},
+		{"/api/export/a%2Fb/masks.jsonl", "a/b"},
+		{"/api/export/caf%C3%A9/masks.jsonl", "café"},
+		{"/api/export/sp%20ace/masks.jsonl", "sp ace"},
+	} {
+		st := newFakeExport()
+		st.runs = []grounding.Run{{ID: 1, Name: "x%41"}, {ID: 2, Name: "xA"}, {ID: 3, Name: "50%"}, {ID: 4, Name: "a/b"}, {ID: 5, Name: "café"}, {ID: 6, Name: "sp ace"}}
+		aborted := 0
+		rec := get(exportRouter(st, &aborted), tt.target, nil)
+		if rec.Code != http.StatusOK || st.got.RunName != tt.run {
+			t.Errorf("GET %s = %d, exported run %q; want 200 and run %q", tt.target, rec.Code, st.got.RunName, tt.run)
+		}
 	}
 }
 
