@@ -24,7 +24,8 @@ func FuzzCheck(f *testing.F) {
 		if json.Unmarshal(data, &tr) != nil {
 			tr = fuzzTrajectory(data)
 		}
-		want := len(Decisions(&tr))
+		ds := Decisions(&tr)
+		want := len(ds)
 		for _, name := range EmbeddedProfiles() {
 			p, err := LoadProfile(name)
 			if err != nil {
@@ -37,7 +38,13 @@ func FuzzCheck(f *testing.F) {
 			if r.R != 0 && r.R != 1 {
 				t.Fatalf("profile %s: R = %d", name, r.R)
 			}
-			for _, d := range r.Decisions {
+			for i, d := range r.Decisions {
+				// The store refuses an import whose check pairs a decision
+				// with other messages than Decisions does.
+				if e := ds[i]; d.Ordinal != e.Ordinal || d.Message != e.Message || d.Call != e.Call || d.Observation != e.Observation {
+					t.Fatalf("profile %s: decision %d is message %d call %d observation %d in the check, message %d call %d observation %d in Decisions",
+						name, i, d.Message, d.Call, d.Observation, e.Message, e.Call, e.Observation)
+				}
 				switch d.Verdict {
 				case VerdictPass, VerdictFail, VerdictAmbiguous:
 				default:

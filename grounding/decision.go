@@ -26,43 +26,46 @@ func (d Decision) IsReply() bool { return d.Call < 0 }
 // text-reply decision (Call -1) before its tool-call decisions, because the
 // text is shown to the user and its ids and amounts must be supported too.
 //
-// A tool message answers the oldest earlier call with its tool_call_id that
-// is still unanswered. Matching in order matters because providers reissue
-// call ids across turns (the τ-bench airline log reuses one in a quarter of
-// its trajectories); calls of hidden assistant messages take part in the
-// matching but make no decisions.
+// A call's observation is the first visible tool message after it, before
+// the next visible assistant message, that no earlier call took and whose
+// tool_call_id is the call's (either id may be missing). Scanning no
+// further than the next turn matters because providers reissue call ids
+// across turns (the τ-bench airline log reuses one in a quarter of its
+// trajectories). Hidden messages take no part: a hidden call makes no
+// decision, and a hidden tool answer was never seen by the agent. This is
+// the checker's pairing (check.go, pairCalls), and the store refuses an
+// import where the two differ.
 func Decisions(t *Trajectory) []Decision {
 	var out []Decision
-	// call id → unanswered calls, oldest first, as indexes into out
-	// (-1 for a call of a hidden message).
-	pending := make(map[string][]int)
+	var taken []bool // tool messages already paired, made on the first call
 	for i, m := range t.Messages {
-		switch m.Role {
-		case RoleAssistant:
-			hidden := m.IsHidden()
-			if !hidden && m.Content != "" {
-				out = append(out, Decision{Ordinal: len(out), Message: i, Call: -1, Observation: -1})
-			}
-			for k, c := range m.ToolCalls {
-				d := -1
-				if !hidden {
-					d = len(out)
-					out = append(out, Decision{Ordinal: d, Message: i, Call: k, Tool: c.Name, Observation: -1})
+		if m.Role != RoleAssistant || m.IsHidden() {
+			continue
+		}
+		if m.Content != "" {
+			out = append(out, Decision{Ordinal: len(out), Message: i, Call: -1, Observation: -1})
+		}
+		for k, c := range m.ToolCalls {
+			d := Decision{Ordinal: len(out), Message: i, Call: k, Tool: c.Name, Observation: -1}
+			for j := i + 1; j < len(t.Messages); j++ {
+				o := &t.Messages[j]
+				if o.Role == RoleAssistant && !o.IsHidden() {
+					break
 				}
-				if c.ID != "" {
-					pending[c.ID] = append(pending[c.ID], d)
+				if o.Role != RoleTool || o.IsHidden() || (taken != nil && taken[j]) {
+					continue
 				}
+				if c.ID != "" && o.ToolCallID != "" && o.ToolCallID != c.ID {
+					continue
+				}
+				if taken == nil {
+					taken = make([]bool, len(t.Messages))
+				}
+				taken[j] = true
+				d.Observation, d.Error = j, o.Error
+				break
 			}
-		case RoleTool:
-			q := pending[m.ToolCallID]
-			if len(q) == 0 {
-				continue
-			}
-			if d := q[0]; d >= 0 {
-				out[d].Observation = i
-				out[d].Error = m.Error
-			}
-			pending[m.ToolCallID] = q[1:]
+			out = append(out, d)
 		}
 	}
 	return out

@@ -65,8 +65,20 @@ func TestDecisions(t *testing.T) {
 			},
 		},
 		{
+			// Paired by position, as the checker does.
 			name: "call without id",
 			msgs: []Message{msgCalls("", callTo("", "f")), msgAnswer("")},
+			want: []Decision{{Ordinal: 0, Message: 0, Call: 0, Tool: "f", Observation: 1}},
+		},
+		{
+			name: "an answer after the next turn is not the call's",
+			msgs: []Message{msgCalls("", callTo("a", "f")), msgReply("let me see"), msgAnswer("a")},
+			want: []Decision{{Ordinal: 0, Message: 0, Call: 0, Tool: "f", Observation: -1}, {Ordinal: 1, Message: 1, Call: -1, Observation: -1}},
+		},
+		{
+			// The agent never saw it (the audit's hidden db_state answer).
+			name: "a hidden answer is not the observation",
+			msgs: []Message{msgCalls("", callTo("a", "f")), msgHidden(msgAnswer("a"))},
 			want: []Decision{{Ordinal: 0, Message: 0, Call: 0, Tool: "f", Observation: -1}},
 		},
 		{
@@ -82,9 +94,11 @@ func TestDecisions(t *testing.T) {
 			want: []Decision{{Ordinal: 0, Message: 4, Call: 0, Tool: "f", Observation: 5}},
 		},
 		{
-			name: "hidden call's answer is not given to a later visible call with its id",
+			// A hidden call takes no part in the pairing: the first
+			// visible answer after the visible call is its own.
+			name: "hidden call takes no answer",
 			msgs: []Message{msgHidden(msgCalls("", callTo("x", "peek"))), msgCalls("", callTo("x", "f")), msgAnswer("x"), msgAnswer("x")},
-			want: []Decision{{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 3}},
+			want: []Decision{{Ordinal: 0, Message: 1, Call: 0, Tool: "f", Observation: 2}},
 		},
 		{
 			// OpenAI reissues call ids across turns; the τ-bench airline
@@ -104,9 +118,17 @@ func TestDecisions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Decisions(&Trajectory{ID: "t", Messages: tt.msgs})
+			tr := &Trajectory{ID: "t", Messages: tt.msgs}
+			got := Decisions(tr)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Decisions(%s) = %+v, want %+v", tt.name, got, tt.want)
+			}
+			// The store refuses an import where the check pairs otherwise.
+			r := Check(tr, nil)
+			for i, d := range r.Decisions {
+				if i >= len(got) || d.Message != got[i].Message || d.Call != got[i].Call || d.Observation != got[i].Observation {
+					t.Errorf("the check's decision %d (message %d, call %d, observation %d) is not Decisions'", i, d.Message, d.Call, d.Observation)
+				}
 			}
 		})
 	}

@@ -135,7 +135,7 @@ func leakyLog(n int) ([]byte, []string) {
 	}
 	var b bytes.Buffer
 	for i := range n {
-		hint, instr, call, obs, ref, dbs, note := mark("HINT", i), mark("INSTR", i), mark("CALL", i), mark("OBS", i), mark("REF", i), mark("DB", i), mark("NOTE", i)
+		hint, instr, call, obs, ref, dbs, note, ans := mark("HINT", i), mark("INSTR", i), mark("CALL", i), mark("OBS", i), mark("REF", i), mark("DB", i), mark("NOTE", i), mark("ANS", i)
 		t := map[string]any{
 			"id": fmt.Sprintf("leak-%d", i), "parent_id": fmt.Sprintf("leak-task-%d", i/3), "domain": "airline", "reward": 1, "success": true,
 			"tools": []any{map[string]any{"name": "get_reservation_details", "parameters": map[string]any{"type": "object", "properties": map[string]any{"reservation_id": map[string]any{"type": "string"}}}}},
@@ -150,6 +150,10 @@ func leakyLog(n int) ([]byte, []string) {
 				map[string]any{"role": "tool", "tool_call_id": "c1", "name": "get_reservation_details", "content": fmt.Sprintf(`{"reservation_id":"RES%04d","status":"active"}`, i)},
 				map[string]any{"role": "assistant", "content": fmt.Sprintf("Reservation RES%04d is active.", i)},
 				map[string]any{"role": "assistant", "content": "private aside " + note, "visibility": "hidden", "hidden_kind": "teacher_hint"},
+				// A visible call whose only answer the agent never saw
+				// (once refused at import: the pairing differed).
+				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "c2", "name": "get_reservation_details", "arguments": map[string]any{"reservation_id": fmt.Sprintf("RES%04d", i)}}}},
+				map[string]any{"role": "tool", "tool_call_id": "c2", "name": "get_reservation_details", "content": "collector-only answer " + ans, "visibility": "hidden", "hidden_kind": "db_state"},
 			},
 			"hidden": []any{
 				map[string]any{"kind": "reference_actions", "content": []any{map[string]any{"name": "get_reservation_details", "arguments": map[string]any{"reservation_id": ref}}}},
