@@ -89,6 +89,13 @@ func (h *Imports) Create(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusUnprocessableEntity, form, "Choose a file to import.")
 		return
 	}
+	if up.runName != "" {
+		if p := grounding.RunNameProblem(up.runName); p != "" {
+			form.RunName = "" // not echoed back into the form
+			h.refuse(w, r, http.StatusUnprocessableEntity, form, p+" Nothing was imported.")
+			return
+		}
+	}
 	format, err := grounding.ParseFormat(up.format)
 	if err != nil {
 		h.refuse(w, r, http.StatusUnprocessableEntity, form, fmt.Sprintf("unknown format %q: choose auto, canonical, tau-bench or openai-jsonl", up.format))
@@ -162,7 +169,7 @@ func (h *Imports) spool(part *multipart.Part, up *upload) error {
 	if up.file != "" {
 		return Error(http.StatusUnprocessableEntity, "Upload one file at a time.")
 	}
-	up.name = name
+	up.name = grounding.CleanFileName(name)
 	f, err := os.CreateTemp(h.dir, "upload-*")
 	if err != nil {
 		return fmt.Errorf("import: create temp file: %w", err)

@@ -167,3 +167,35 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+// TestImportRunNameRefused: a run name Postgres cannot store, or that would
+// display as another, is refused with a sentence before anything is read
+// into the store; a file name is cleaned instead.
+func TestImportRunNameRefused(t *testing.T) {
+	for _, run := range []string{"nul\x00name", "bad\xffrun", "evil\u202Etxt.lmth", strings.Repeat("r", 201)} {
+		st := &fakeStore{t: t, ImportFileFn: func(runName, path, displayName string, format grounding.Format) (grounding.ImportResult, error) {
+			t.Errorf("ImportFile called for run %q", runName)
+			return grounding.ImportResult{}, nil
+		}}
+		h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1000)
+		body, ct := multipartBody(t, run, "auto", "a.jsonl", []byte(`{"id":"t"}`))
+		req := httptest.NewRequest("POST", "/import", body)
+		req.Header.Set("Content-Type", ct)
+		rec, doc := do(t, h, req, true)
+		if msg := doc.Find(`[data-testid=import-error]`).Text(); rec.Code != 422 || !strings.Contains(msg, "A run name") || !strings.Contains(msg, "Nothing was imported") {
+			t.Errorf("run %q: %d %q", run, rec.Code, msg)
+		}
+	}
+	var got string
+	st := &fakeStore{t: t, ImportFileFn: func(runName, path, displayName string, format grounding.Format) (grounding.ImportResult, error) {
+		got = displayName
+		return grounding.ImportResult{RunID: 1, RunName: "r"}, nil
+	}}
+	h := testRouter(st, &fakeSessions{}, researcher, t.TempDir(), 1000)
+	body, ct := multipartBody(t, "", "auto", "x\xffy\u202E.jsonl", []byte(`{"id":"t"}`))
+	req := httptest.NewRequest("POST", "/import", body)
+	req.Header.Set("Content-Type", ct)
+	if rec, _ := do(t, h, req, true); rec.Code != 200 || got != "x\uFFFDy\uFFFD.jsonl" {
+		t.Errorf("upload of a file with a raw name = %d, imported as %q", rec.Code, got)
+	}
+}

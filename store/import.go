@@ -70,11 +70,12 @@ var (
 // counters grow in the same transaction. The result has RunID, RunName and
 // the counts filled in.
 func (db *DB) ImportTrajectories(ctx context.Context, runName string, meta grounding.ImportResult, seq iter.Seq2[*grounding.Trajectory, error]) (grounding.ImportResult, error) {
-	op := "import " + meta.File
+	op := "import " + grounding.CleanFileName(meta.File)
 	fail := func(err error) (grounding.ImportResult, error) { return grounding.ImportResult{}, err }
-	if runName == "" {
-		return fail(fmt.Errorf("store: %s: empty run name: %w", op, grounding.ErrInvalid))
+	if p := grounding.RunNameProblem(runName); p != "" {
+		return fail(fmt.Errorf("store: %s: %s: %w", op, strings.TrimSuffix(p, "."), grounding.ErrInvalid))
 	}
+	meta.File = grounding.CleanFileName(meta.File)
 	if meta.SHA256 == "" {
 		return fail(fmt.Errorf("store: %s: no sha256: %w", op, grounding.ErrInvalid))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"groundwork/grounding"
 )
@@ -71,6 +73,11 @@ func (db *DB) Run(ctx context.Context, id int64) (grounding.Run, error) {
 
 // RunByName returns the run called name, or grounding.ErrNotFound.
 func (db *DB) RunByName(ctx context.Context, name string) (grounding.Run, error) {
+	if !utf8.ValidString(name) || strings.ContainsRune(name, 0) {
+		// No run has such a name (import refuses it), and Postgres would
+		// refuse the text itself with an error.
+		return grounding.Run{}, fmt.Errorf("store: run %q: %w", name, grounding.ErrNotFound)
+	}
 	var r runRow
 	if err := db.get(ctx, &r, `SELECT `+runColumns+` FROM runs WHERE name = ?`, name); err != nil {
 		return grounding.Run{}, storeErr(fmt.Sprintf("run %q", name), err)

@@ -92,8 +92,10 @@ func RunNameFor(file string) string {
 	for _, ext := range []string{".gz", ".jsonl", ".json", ".traj"} {
 		name = strings.TrimSuffix(name, ext)
 	}
-	if name == "" || name == "." {
-		return "imported"
+	if name == "." {
+		name = ""
 	}
-	return name
+	// A file name may hold what a run name may not (invalid UTF-8, control
+	// characters, more than 200 bytes): those become "_", or it is cut.
+	return grounding.RunNameFrom(name, "imported")
 }

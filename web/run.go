@@ -175,6 +175,11 @@ func runImport(ctx context.Context, args []string, getenv Env, stdout, stderr io
 	if len(files) == 0 {
 		return errors.New("import: name at least one FILE")
 	}
+	if *run != "" {
+		if p := grounding.RunNameProblem(*run); p != "" {
+			return fmt.Errorf("import: --run %q: %s Nothing was imported.", *run, p)
+		}
+	}
 	f, err := grounding.ParseFormat(*format)
 	if err != nil {
 		return err

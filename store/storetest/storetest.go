@@ -744,6 +744,23 @@ func testImportInvalid(t *testing.T, db *store.DB) {
 	wantErr(t, "import of a trajectory without id", err, grounding.ErrInvalid)
 	_, err = db.ImportTrajectories(ctx, "", FileMeta("norun.jsonl"), Seq(Simple("a", "x", true, "t")))
 	wantErr(t, "import into an unnamed run", err, grounding.ErrInvalid)
+	// Run names Postgres cannot store, or that display as another name.
+	for _, name := range []string{"nul\x00name", "bad\xffrun", "evil\u202Etxt.lmth", strings.Repeat("r", 201)} {
+		_, err = db.ImportTrajectories(ctx, name, FileMeta("badrun.jsonl"), Seq(Simple("a", "x", true, "t")))
+		wantErr(t, fmt.Sprintf("import into run %q", name), err, grounding.ErrInvalid)
+		if _, err := db.RunByName(ctx, name); !errors.Is(err, grounding.ErrNotFound) {
+			t.Errorf("RunByName(%q) = %v; want not found", name, err)
+		}
+	}
+	if runs, _ := db.Runs(ctx); len(runs) != 0 {
+		t.Errorf("refused imports left runs: %+v", runs)
+	}
+	// A file name is cleaned, not refused: it is shown where it is named.
+	mustImport(t, db, "named", "x\xffy\x00.jsonl", Simple("a", "x", true, "t"))
+	_, err = db.ImportTrajectories(ctx, "named", FileMeta("again.jsonl"), Seq(Simple("a", "x", true, "t")))
+	if !errors.Is(err, grounding.ErrConflict) || !strings.Contains(err.Error(), "x\uFFFDy\uFFFD.jsonl") {
+		t.Errorf("the conflict names the earlier file as %v; want it cleaned", err)
+	}
 	bad := Simple("a", "x", true, "t")
 	bad.Meta = json.RawMessage(`{not json`)
 	_, err = db.ImportTrajectories(ctx, "run", FileMeta("badmeta.jsonl"), Seq(bad))
