@@ -11,4 +11,8 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrInvalid: the input is not acceptable; the wrapped message says why.
 	ErrInvalid = errors.New("invalid input")
+	// ErrBusy: the database could not take the write in time because
+	// another holds its lock (SQLite, while an import runs); nothing was
+	// written and the same request may succeed later.
+	ErrBusy = errors.New("database busy")
 )

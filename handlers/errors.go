@@ -40,15 +40,12 @@ func Fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 // error page.
 func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	status, message := classify(err)
-	if status >= 500 {
+	level := failLevel(w, status)
+	if level == slog.LevelError {
 		message = "Internal error (request id " + requestID(r) + ")"
 	}
 	if log == nil {
 		log = slog.Default()
-	}
-	level := slog.LevelWarn
-	if status >= 500 {
-		level = slog.LevelError
 	}
 	log.LogAttrs(r.Context(), level, "request failed",
 		slog.String("request_id", requestID(r)),
@@ -66,7 +63,27 @@ func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	render(w, r, status, page{title: http.StatusText(status), body: views.ErrorPage(status, message)})
 }
 
-// classify maps err to a status and a user-facing message (ignored for 5xx).
+// busyMessage answers a write the database could not take in time (SQLite
+// while an import holds its lock).
+const busyMessage = "The database is busy with an import and could not take this change in time; nothing was recorded. Try again in a moment."
+
+// failLevel is the log level of a failed request with status, and sets
+// Retry-After on a 503 (a busy database: the same request may succeed
+// soon). Only errors of the server are logged as errors, and their
+// messages are replaced by the request id.
+func failLevel(w http.ResponseWriter, status int) slog.Level {
+	switch {
+	case status == http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "5")
+		return slog.LevelWarn
+	case status >= 500:
+		return slog.LevelError
+	}
+	return slog.LevelWarn
+}
+
+// classify maps err to a status and a user-facing message (ignored for
+// 5xx but 503).
 func classify(err error) (int, string) {
 	var he *httpError
 	var tooBig *http.MaxBytesError
@@ -82,6 +99,8 @@ func classify(err error) (int, string) {
 	case errors.Is(err, grounding.ErrInvalid):
 		// Validation errors say what is wrong in words for the user.
 		return http.StatusUnprocessableEntity, userMessage(err)
+	case errors.Is(err, grounding.ErrBusy):
+		return http.StatusServiceUnavailable, busyMessage
 	default:
 		return http.StatusInternalServerError, ""
 	}

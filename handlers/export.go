@@ -340,15 +340,12 @@ func (h *Export) fail(w http.ResponseWriter, r *http.Request, err error) {
 // and its token check use it, since scripts read the body.
 func APIFail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	status, message := classify(err)
-	if status >= 500 {
+	level := failLevel(w, status)
+	if level == slog.LevelError {
 		message = "Internal error (request id " + requestID(r) + ")"
 	}
 	if log == nil {
 		log = slog.Default()
-	}
-	level := slog.LevelWarn
-	if status >= 500 {
-		level = slog.LevelError
 	}
 	log.LogAttrs(r.Context(), level, "request failed",
 		slog.String("request_id", requestID(r)),

@@ -317,11 +317,19 @@ func (h *Review) act(w http.ResponseWriter, r *http.Request, do func(u grounding
 	status := http.StatusOK
 	if err != nil {
 		msg := refusal(err)
-		if msg == "" {
+		switch {
+		case errors.Is(err, grounding.ErrBusy):
+			// The same item again (the claim stands), so a press later
+			// records it; the page keeps the note typed for it.
+			w.Header().Set("Retry-After", "5")
+			status, notice, pre = http.StatusServiceUnavailable, views.Notice{Tone: "warn",
+				Text: "The database is busy with an import and could not take that in time: nothing was recorded. Press the key again in a moment; your note is kept."}, nil
+		case msg == "":
 			h.fail(w, r, err)
 			return
+		default:
+			status, notice, pre = http.StatusConflict, views.Notice{Tone: "warn", Text: msg}, nil
 		}
-		status, notice, pre = http.StatusConflict, views.Notice{Tone: "warn", Text: msg}, nil
 	}
 	h.after(w, r, u, f, status, notice, pre)
 }

@@ -479,6 +479,20 @@ func TestAdjudicationPages(t *testing.T) {
 			setup: refuse(grounding.ErrClaimExpired),
 			plain: want{status: 409, html: true, testid: "notice", text: "expired"},
 			htmx:  want{status: 409, testid: "notice", text: "expired"}, header: map[string]string{HXRetarget: "#review"}},
+		{name: "verdict while an import holds the database", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
+			setup: refuse(grounding.ErrBusy),
+			plain: want{status: 503, html: true, testid: "notice", text: "Press the key again in a moment"},
+			htmx:  want{status: 503, testid: "notice", text: "nothing was recorded"}, header: map[string]string{"Retry-After": "5"}},
+		{name: "enqueue while an import holds the database", req: func() *http.Request {
+			return post("/trajectories/5/decisions/0/enqueue", url.Values{"note": {"look again"}})
+		}, user: researcher,
+			setup: func(f *fakeAdjudication) {
+				f.EnqueueFn = func(int64, int64, int, string) (grounding.QueueItem, bool, error) {
+					return grounding.QueueItem{}, false, fmt.Errorf("store: enqueue: %w: database is locked", grounding.ErrBusy)
+				}
+			},
+			plain: want{status: 503, html: true, testid: "error", text: "busy with an import"},
+			htmx:  want{status: 503, testid: "alert", text: "Try again in a moment"}, header: map[string]string{"Retry-After": "5"}},
 		{name: "verdict on a settled item", req: func() *http.Request { return post("/review/7/verdict", url.Values{"verdict": {"pass"}}) },
 			setup: refuse(grounding.ErrItemClosed),
 			plain: want{status: 409, html: true, testid: "notice", text: "settled meanwhile"},

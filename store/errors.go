@@ -19,6 +19,8 @@ import (
 //   - a unique or primary-key violation
 //     (Postgres 23505, SQLite 2067 / 1555)   → grounding.ErrConflict, the
 //     driver error kept in the chain for its constraint name
+//   - SQLite busy or locked (5, 6 and their
+//     extended codes), after busy_timeout    → grounding.ErrBusy
 //   - anything else                          → wrapped as is
 //
 // op says what the store was doing ("create user \"ann\""); the result reads
@@ -31,9 +33,25 @@ func storeErr(op string, err error) error {
 		return fmt.Errorf("store: %s: %w", op, grounding.ErrNotFound)
 	case isUniqueViolation(err):
 		return fmt.Errorf("store: %s: %w: %w", op, grounding.ErrConflict, err)
+	case isBusy(err):
+		return fmt.Errorf("store: %s: %w: %w", op, grounding.ErrBusy, err)
 	default:
 		return fmt.Errorf("store: %s: %w", op, err)
 	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked": another
+// connection held the write lock past busy_timeout (an import's
+// transaction, which holds it for the whole file).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return true
+		}
+	}
+	return false
 }
 
 // isUniqueViolation reports whether err is a driver's uniqueness error.

@@ -167,8 +167,13 @@
     if (!r || e.detail.target !== r) return;
     swapping = true;
     var note = noteField(r), a = document.activeElement;
+    // A refused write (503: the database was busy) recorded nothing: the
+    // note sent with it stays in the field, whole.
+    var unsent = e.detail.xhr && e.detail.xhr.status >= 500;
     carried = null;
-    if (note && (a === note || note.value !== sentNote)) {
+    if (note && unsent && note.value !== "") {
+      carried = { text: note.value, focus: a === note, kept: true };
+    } else if (note && (a === note || note.value !== sentNote)) {
       var text = note.value;
       if (sentNote !== "" && text.indexOf(sentNote) === 0) text = text.slice(sentNote.length).replace(/^\s+/, "");
       else if (text === sentNote) text = "";
@@ -199,7 +204,11 @@
         note.value = carried.text;
         if (changed) alertBox("What you typed while the next item loaded is in this item's note, not saved: check that it belongs here.");
       }
-      if (carried.focus || carried.text !== "") note.focus({ preventScroll: true });
+      if (carried.focus || (carried.text !== "" && !carried.kept)) note.focus({ preventScroll: true });
+      else if (refocus) {
+        var k = r.querySelector('button[data-key="' + refocus + '"]');
+        if (k) k.focus({ preventScroll: true });
+      }
     } else if (refocus) {
       var b = r.querySelector('button[data-key="' + refocus + '"]');
       if (b) b.focus({ preventScroll: true });
