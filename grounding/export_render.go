@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -59,6 +60,66 @@ func (e *ExportEncoder) FileName(at time.Time) string {
 	}
 	parts = append(parts, at.UTC().Format("20060102T150405Z"), ExportFile(e.f.Format))
 	return strings.Join(parts, "-")
+}
+
+// ContentDisposition is the download's Content-Disposition header: the
+// ASCII FileName, and when the run or scale name has other characters
+// ("café"), also RFC 6266's filename* with them, so browsers save
+// "groundwork-café-…" rather than "groundwork-caf__-…".
+func (e *ExportEncoder) ContentDisposition(at time.Time) string {
+	ascii := e.FileName(at)
+	h := `attachment; filename="` + ascii + `"`
+	parts := []string{"groundwork", displayName(e.f.RunName)}
+	if e.f.Scale.Name != "" {
+		parts = append(parts, displayName(e.f.Scale.Name))
+	}
+	parts = append(parts, at.UTC().Format("20060102T150405Z"), ExportFile(e.f.Format))
+	if full := strings.Join(parts, "-"); full != ascii {
+		h += "; filename*=UTF-8''" + rfc5987(full)
+	}
+	return h
+}
+
+// displayName is a name as a file name may show it: valid UTF-8 without
+// control characters, spaces, path separators or quotes (each becomes "_",
+// as in FileName), at most 64 runes, never
+// starting with a dot.
+func displayName(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range strings.ToValidUTF8(s, "_") {
+		if n == 64 {
+			break
+		}
+		if r <= 0x20 || r == 0x7f || r == '/' || r == '\\' || r == '"' || r == ':' || (r >= 0x80 && r <= 0xa0) || unicode.IsSpace(r) {
+			r = '_'
+		}
+		b.WriteRune(r)
+		n++
+	}
+	out := strings.TrimLeft(strings.TrimSpace(b.String()), ".")
+	if out == "" {
+		return "run"
+	}
+	return out
+}
+
+// rfc5987 percent-encodes s as an RFC 5987 value (attr-char kept).
+func rfc5987(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("!#$&+-.^_`|~", c) >= 0:
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
 }
 
 // ExportFile is the last path segment of a format's URL.

@@ -315,6 +315,16 @@ func TestExportHeaderAndTrailer(t *testing.T) {
 	if name := odd.FileName(at); name != "groundwork-_a_b_____-20261129T101500Z-decisions.csv" {
 		t.Errorf("FileName of an odd run name = %q", name)
 	}
+	if cd := enc.ContentDisposition(at); cd != `attachment; filename="groundwork-demo-8B-20261129T101500Z-masks.jsonl"` {
+		t.Errorf("ContentDisposition of an ASCII run = %q; want filename only", cd)
+	}
+	cafe := NewExportEncoder(ExportFilter{RunName: "café 1:2", Format: ExportSFT})
+	if cd := cafe.ContentDisposition(at); cd != `attachment; filename="groundwork-caf___1_2-20261129T101500Z-sft.jsonl"; filename*=UTF-8''groundwork-caf%C3%A9_1_2-20261129T101500Z-sft.jsonl` {
+		t.Errorf("ContentDisposition of café = %q", cd)
+	}
+	if cd := odd.ContentDisposition(at); !strings.Contains(cd, "filename*=UTF-8''groundwork-_a_b__%E6%97%A5-") {
+		t.Errorf("ContentDisposition of an odd run name = %q", cd)
+	}
 }
 
 func TestDecodeStoredToolCalls(t *testing.T) {

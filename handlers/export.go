@@ -273,7 +273,7 @@ func (h *Export) stream(w http.ResponseWriter, r *http.Request, format grounding
 		began = true
 		hd := w.Header()
 		hd.Set("Content-Type", enc.ContentType())
-		hd.Set("Content-Disposition", `attachment; filename="`+enc.FileName(at)+`"`)
+		hd.Set("Content-Disposition", enc.ContentDisposition(at))
 		hd.Set("X-Groundwork-Snapshot", at.UTC().Format(time.RFC3339Nano))
 		hd.Set("X-Accel-Buffering", "no") // proxies: pass the stream on as it comes
 		hd.Add("Vary", "Accept-Encoding")

@@ -429,6 +429,11 @@ func (db *DB) Export(ctx context.Context, f grounding.ExportFilter, begin func(s
 		}
 	}
 	cancel()
+	if err := ctx.Err(); err != nil {
+		// The client went away: the loaders stopped early, so the check
+		// below would report a difference that is not there.
+		return sum, err
+	}
 	if err := g.flush(); err != nil {
 		return sum, err
 	}

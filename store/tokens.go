@@ -57,14 +57,19 @@ func (db *DB) CreateAPIToken(ctx context.Context, userID int64, name string) (gr
 	if name == "" || len(name) > maxTokenName {
 		return grounding.APIToken{}, "", fmt.Errorf("store: %s: the name must have 1 to %d bytes: %w", op, maxTokenName, grounding.ErrInvalid)
 	}
-	if _, err := db.User(ctx, userID); err != nil {
+	u, err := db.User(ctx, userID)
+	if err != nil {
 		return grounding.APIToken{}, "", err
+	}
+	if u.Disabled {
+		// It would be refused on every use; say so now, not at 401.
+		return grounding.APIToken{}, "", fmt.Errorf("store: %s: the account %q is disabled; enable it first: %w", op, u.Name, grounding.ErrInvalid)
 	}
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	t := grounding.APIToken{UserID: userID, Name: name, Prefix: secret[:tokenShown], CreatedAt: now()}
-	err := db.x.QueryRowxContext(ctx, db.x.Rebind(
+	err = db.x.QueryRowxContext(ctx, db.x.Rebind(
 		`INSERT INTO api_tokens (user_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`),
 		userID, name, t.Prefix, hashToken(secret), dbTime{t.CreatedAt}).Scan(&t.ID)
 	if err != nil {

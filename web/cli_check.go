@@ -92,7 +92,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		if err := checkFile(ctx, file, profile, audit, enc, table); err != nil {
 			summary.FailedFiles = append(summary.FailedFiles, file)
-			fmt.Fprintf(stderr, "%s: %v\n", file, err)
+			var ie *grounding.ImportError
+			if errors.As(err, &ie) && ie.File != "" { // it names the file already
+				fmt.Fprintln(stderr, err)
+			} else {
+				fmt.Fprintf(stderr, "%s: %v\n", file, err)
+			}
 		}
 	}
 	if *asJSON {

@@ -139,6 +139,9 @@ func TestCLIRecheck(t *testing.T) {
 	if err != nil || !strings.Contains(out, "rechecked") || !strings.Contains(out, "0 automatic verdicts changed") {
 		t.Errorf("recheck = %v %q, want the same verdicts again", err, out)
 	}
+	if strings.Contains(out, "\r") || !strings.HasPrefix(strings.Split(out, "\n")[len(strings.Split(out, "\n"))-2], "rechecked ") {
+		t.Errorf("recheck into a pipe wrote %q; want one line per progress report and the summary on its own line", out)
+	}
 	if _, _, err := cli(t, dir, "", "recheck", "--run", "nope"); err == nil || !strings.Contains(err.Error(), `no run named "nope"`) {
 		t.Errorf("recheck of an unknown run = %v", err)
 	}

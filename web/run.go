@@ -250,14 +250,25 @@ func runRecheck(ctx context.Context, args []string, getenv Env, stdout io.Writer
 		runID = r.ID
 	}
 	start := time.Now()
+	// On a terminal the progress line rewrites itself; in a log file or a
+	// pipe, a carriage return would run the counts together on one line.
+	f, tty := stdout.(*os.File)
+	tty = tty && term.IsTerminal(int(f.Fd()))
 	res, err := db.Recheck(ctx, runID, grounding.CheckDefault, func(p store.RecheckResult) {
-		fmt.Fprintf(stdout, "\r%d trajectories rechecked", p.Trajectories)
+		if tty {
+			fmt.Fprintf(stdout, "\r%d trajectories rechecked", p.Trajectories)
+		} else {
+			fmt.Fprintf(stdout, "%d trajectories rechecked\n", p.Trajectories)
+		}
 	})
 	if err != nil {
 		return err
 	}
 	secs := time.Since(start).Seconds()
-	fmt.Fprintf(stdout, "\rrechecked %d trajectories, %d decisions in %.1f s (%.0f decisions/s); %d automatic verdicts changed; human verdicts kept\n",
+	if tty {
+		fmt.Fprint(stdout, "\r")
+	}
+	fmt.Fprintf(stdout, "rechecked %d trajectories, %d decisions in %.1f s (%.0f decisions/s); %d automatic verdicts changed; human verdicts kept\n",
 		res.Trajectories, res.Decisions, secs, float64(res.Decisions)/secs, res.Changed)
 	return nil
 }

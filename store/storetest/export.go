@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -27,6 +28,7 @@ var exportTests = []struct {
 	{"ExportNeverLeaks", testExportNeverLeaks},
 	{"ExportSnapshot", testExportSnapshot},
 	{"ExportRefusals", testExportRefusals},
+	{"ExportCanceled", testExportCanceled},
 	{"ExportView", testExportView},
 	{"APITokens", testAPITokens},
 }
@@ -576,6 +578,26 @@ func testExportSnapshot(t *testing.T, db *store.DB) {
 	})
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("Export() with a failing callback = %v after %d calls, want stop after 1", err, n)
+	}
+}
+
+// testExportCanceled: a download the client abandons ends with the
+// context's error, not as a whole export, nor with a weight-consistency
+// error that did not happen (which an operator would chase in the log).
+func testExportCanceled(t *testing.T, db *store.DB) {
+	run := exportPool(t, db)
+	c, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := 0
+	_, err := db.Export(c, grounding.ExportFilter{RunID: run.ID, Format: grounding.ExportMasks, Source: grounding.VerdictSourceAny},
+		func(time.Time) error { return nil },
+		func(*grounding.ExportTrajectory) error {
+			n++
+			cancel() // the client went away after the first trajectory
+			return nil
+		})
+	if !errors.Is(err, context.Canceled) || (err != nil && strings.Contains(err.Error(), "parents had target tokens")) {
+		t.Errorf("a canceled export (after %d trajectories) = %v; want context.Canceled", n, err)
 	}
 }
 

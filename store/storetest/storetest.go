@@ -327,6 +327,10 @@ func testUserDisable(t *testing.T, db *store.DB) {
 	if err := db.SetDisabled(ctx, ann.ID, true); err != nil {
 		t.Errorf("SetDisabled twice: %v", err)
 	}
+	// A token for a disabled account would be refused on every use.
+	if _, _, err := db.CreateAPIToken(ctx, ann.ID, "after"); !errors.Is(err, grounding.ErrInvalid) || !strings.Contains(err.Error(), "is disabled") {
+		t.Errorf("CreateAPIToken for a disabled account = %v; want a refusal that says so", err)
+	}
 	// The last enabled admin cannot be disabled; with another admin, it can.
 	wantErr(t, "SetDisabled(last admin)", db.SetDisabled(ctx, root.ID, true), grounding.ErrInvalid)
 	if u, _ := db.User(ctx, root.ID); u.Disabled {
