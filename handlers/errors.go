@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -63,6 +64,10 @@ func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	render(w, r, status, page{title: http.StatusText(status), body: views.ErrorPage(status, message)})
 }
 
+// statusClientClosed is nginx's 499 "client closed request": logged for a
+// request whose client went away, never seen by anyone.
+const statusClientClosed = 499
+
 // busyMessage answers a write the database could not take in time (SQLite
 // while an import holds its lock).
 const busyMessage = "The database is busy with an import and could not take this change in time; nothing was recorded. Try again in a moment."
@@ -73,6 +78,8 @@ const busyMessage = "The database is busy with an import and could not take this
 // messages are replaced by the request id.
 func failLevel(w http.ResponseWriter, status int) slog.Level {
 	switch {
+	case status == statusClientClosed:
+		return slog.LevelInfo
 	case status == http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "5")
 		return slog.LevelWarn
@@ -101,6 +108,10 @@ func classify(err error) (int, string) {
 		return http.StatusUnprocessableEntity, userMessage(err)
 	case errors.Is(err, grounding.ErrBusy):
 		return http.StatusServiceUnavailable, busyMessage
+	case errors.Is(err, context.Canceled):
+		// The client went away (closed the tab, cancelled an upload):
+		// nothing failed on the server, and nobody reads the answer.
+		return statusClientClosed, "The request was canceled."
 	default:
 		return http.StatusInternalServerError, ""
 	}

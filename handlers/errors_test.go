@@ -1,38 +1,43 @@
 package handlers
 
 import (
-	"errors"
+	"bytes"
+	"context"
 	"fmt"
-	"net/http"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"groundwork/grounding"
 )
 
-// A refusal shows the user the store's or the domain's own sentence, never
-// the "store: OPERATION:" chain or the sentinel's name.
-func TestUserMessage(t *testing.T) {
-	for _, c := range []struct {
-		err  error
-		want string
+// TestFailStatusesAndLog: what a failed request answers and how loudly it
+// is logged. Only the server's own errors are logged as errors and hide
+// their text; a busy database says to try again; a client that went away
+// is no error at all.
+func TestFailStatusesAndLog(t *testing.T) {
+	for _, tt := range []struct {
+		err        error
+		status     int
+		says       string
+		level      string
+		retryAfter string
 	}{
-		{fmt.Errorf("store: enqueue decision 0 of trajectory 13: the note is longer than 4000 bytes: %w", grounding.ErrInvalid),
-			"The note is longer than 4000 bytes."},
-		{fmt.Errorf("store: import clash.jsonl: trajectory \"wt3\" (record 0) is already in run \"s\", imported from a.jsonl: %w", grounding.ErrConflict),
-			"Trajectory \"wt3\" (record 0) is already in run \"s\", imported from a.jsonl."},
-		{fmt.Errorf("prioritize: %w", fmt.Errorf("store: prioritize run 3: depth 0: %w", grounding.ErrInvalid)), "Depth 0."},
-		{fmt.Errorf("a scale needs at least one size: %w", grounding.ErrInvalid), "A scale needs at least one size."},
-		{grounding.ErrInvalid, "Invalid input."},
+		{fmt.Errorf("store: import a.jsonl: disk I/O error"), 500, "Internal error", "ERROR", ""},
+		{fmt.Errorf("store: verdict: %w: database is locked", grounding.ErrBusy), 503, "busy with an import", "WARN", "5"},
+		{fmt.Errorf("store: import a.jsonl: %w", context.Canceled), 499, "canceled", "INFO", ""},
+		{fmt.Errorf("store: enqueue: the note is too long: %w", grounding.ErrInvalid), 422, "The note is too long.", "WARN", ""},
 	} {
-		if got := userMessage(c.err); got != c.want {
-			t.Errorf("userMessage(%q) = %q, want %q", c.err, got, c.want)
+		var logs bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		rec := httptest.NewRecorder()
+		fail(log, rec, httptest.NewRequest("POST", "/import", nil), tt.err)
+		if rec.Code != tt.status || !strings.Contains(rec.Body.String(), tt.says) || rec.Header().Get("Retry-After") != tt.retryAfter {
+			t.Errorf("fail(%v) = %d, Retry-After %q, body %.200q; want %d saying %q", tt.err, rec.Code, rec.Header().Get("Retry-After"), rec.Body.String(), tt.status, tt.says)
 		}
-	}
-	status, msg := classify(fmt.Errorf("store: set overlap of run 2: 0 verdicts per item: want 1 to 5: %w", grounding.ErrInvalid))
-	if status != http.StatusUnprocessableEntity || msg != "0 verdicts per item: want 1 to 5." {
-		t.Errorf("classify = %d %q", status, msg)
-	}
-	if _, msg := classify(errors.New("pq: relation \"users\" does not exist")); msg != "" {
-		t.Errorf("an internal error classified with a message for the user: %q", msg)
+		if !strings.Contains(logs.String(), "level="+tt.level) {
+			t.Errorf("fail(%v) logged %q; want level %s", tt.err, logs.String(), tt.level)
+		}
 	}
 }
