@@ -700,8 +700,12 @@ func (w *importWriter) checkExisting(ctx context.Context) error {
 	}
 	for _, p := range w.batch {
 		if file, ok := existing[p.t.ID]; ok {
-			return fmt.Errorf("store: %s: trajectory %q (record %d) is already in run %q, imported from %s: %w",
-				w.op, p.t.ID, p.t.Source.Index, w.runName, file, grounding.ErrConflict)
+			// Worded as the importer words a bad field: this file, this
+			// record and line, the id, and where the id came from first.
+			ie := &grounding.ImportError{File: w.meta.File, Record: p.t.Source.Index, Line: p.t.Source.Line, Field: "id",
+				Expected: fmt.Sprintf("an id not already in run %q", w.runName),
+				Got:      fmt.Sprintf("%q, imported before from %s", p.t.ID, file)}
+			return fmt.Errorf("store: %s: %w: %w", w.op, ie, grounding.ErrConflict)
 		}
 	}
 	return nil

@@ -765,6 +765,10 @@ func testImportInvalid(t *testing.T, db *store.DB) {
 	if !errors.Is(err, grounding.ErrConflict) || !strings.Contains(err.Error(), "x\uFFFDy\uFFFD.jsonl") {
 		t.Errorf("the conflict names the earlier file as %v; want it cleaned", err)
 	}
+	// Worded like any bad record: the refused file, the record, the field.
+	if !strings.Contains(err.Error(), `again.jsonl: record 0: id: expected an id not already in run "named"; got "a", imported before from x`) {
+		t.Errorf("the conflict reads %q", err)
+	}
 	bad := Simple("a", "x", true, "t")
 	bad.Meta = json.RawMessage(`{not json`)
 	_, err = db.ImportTrajectories(ctx, "run", FileMeta("badmeta.jsonl"), Seq(bad))
