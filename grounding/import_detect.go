@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
-const expectedFormats = "a JSON array of τ-bench records or JSON Lines of canonical/OpenAI-chat trajectories"
+const expectedFormats = "a JSON array of τ-bench records, JSON Lines of canonical/OpenAI-chat trajectories, or a SWE-agent, mini-swe-agent or OpenHands trajectory"
 
 // Detect names the format of the input at the start of r from its content,
 // without consuming anything:
@@ -92,6 +93,12 @@ func detectArray(p []byte, complete bool) (Format, error) {
 	switch {
 	case traj:
 		return FormatTauBench, nil
+	case slices.Contains(keys, "messages") && (elems > 1 || ended || !slices.Contains(keys, "task_id")):
+		// Canonical or OpenAI-chat records, but in an array: they go one
+		// per line. (A "reward" would otherwise send it to the τ-bench
+		// importer, which would ask for a task_id.)
+		return "", &ImportError{Record: -1, Expected: expectedFormats,
+			Got: "a JSON array of records with \"messages\": canonical and OpenAI-chat trajectories go one per line (JSON Lines), not in an array"}
 	case notObject != "":
 		return "", &ImportError{Record: -1, Expected: expectedFormats, Got: "a JSON array whose first element is " + notObject}
 	case ended && elems == 0:
@@ -129,7 +136,9 @@ func detectLines(p []byte, complete bool) (Format, error) {
 				s, ok := tok.(string)
 				hasID = ok && s != ""
 			case "messages":
-				hasMessages = tok == json.Delim('[')
+				// Any value: if it is not an array, the importer says so
+				// for the field ("messages: expected an array").
+				hasMessages = true
 			}
 		}
 		if len(trail) == 5 && trail[0] == "messages" && trail[2] == "tool_calls" &&
@@ -216,6 +225,7 @@ var errDetectDepth = errors.New("nested too deeply to detect")
 // it returns (io.EOF or io.ErrUnexpectedEOF when p stops early).
 func walkJSONPaths(p []byte, visit func(trail []string, tok json.Token) bool) (ended bool, err error) {
 	dec := json.NewDecoder(bytes.NewReader(p))
+	dec.UseNumber() // 1e999 is valid JSON; the importer judges numbers
 	type frame struct {
 		object bool
 		hasKey bool // in an object: a key was read, its value comes next

@@ -65,7 +65,7 @@ func sweForEachValue(br *bufio.Reader, file string, fn func(raw json.RawMessage,
 			return nil
 		}
 		if err != nil {
-			return imp.tauStreamError(err, record, line)
+			return imp.streamError(err, record, line, "JSON document")
 		}
 		if len(raw) > recordLimit {
 			return tooLargeError(file, record, line)

@@ -200,13 +200,24 @@ func (imp *fileImport) readTau(br *bufio.Reader, yield func(*Trajectory, error) 
 
 // tauStreamError reports a decoding failure while streaming the array.
 func (imp *fileImport) tauStreamError(err error, record, line int) error {
+	return imp.streamError(err, record, line, "array")
+}
+
+// streamError reports a decoding failure while streaming JSON values, what
+// being the value the file ends inside of ("array" for τ-bench's list,
+// "JSON value" for SWE documents).
+func (imp *fileImport) streamError(err error, record, line int, what string) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.Is(err, errRecordTooLarge):
 		return tooLargeError(imp.file, record, line)
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		if what == "array" {
+			return &ImportError{File: imp.file, Record: record, Line: line, Err: err,
+				Expected: "a complete JSON array", Got: "truncated JSON (the input ends before the array is closed)"}
+		}
 		return &ImportError{File: imp.file, Record: record, Line: line, Err: err,
-			Expected: "a complete JSON array", Got: "truncated JSON (the input ends before the array is closed)"}
+			Expected: "a complete " + what, Got: "truncated JSON (the input ends inside it: was the file cut short?)"}
 	case errors.As(err, &se):
 		expected, got := jsonSyntaxProblem(err)
 		return &ImportError{File: imp.file, Record: record, Line: line, Expected: expected, Got: got, Err: err}

@@ -414,7 +414,7 @@ func TestReadErrors(t *testing.T) {
 		{"empty canonical", FormatCanonical, "\n\r\n  \n", -1, 0, "", "file is empty"},
 		{"empty openai", FormatOpenAI, "", -1, 0, "", "file is empty"},
 		{"junk", FormatAuto, "hello world", -1, 1, "",
-			`expected a JSON array of τ-bench records or JSON Lines of canonical/OpenAI-chat trajectories; got "hello world"`},
+			`expected a JSON array of τ-bench records, JSON Lines of canonical/OpenAI-chat trajectories, or a SWE-agent, mini-swe-agent or OpenHands trajectory; got "hello world"`},
 		{"unknown format", Format("xml"), `{}`, -1, 0, "", `got "xml"`},
 	}
 	for _, tt := range tests {
@@ -527,13 +527,18 @@ func TestDetect(t *testing.T) {
 		{"large OpenAI record", `{"tools": [{"name": "` + big + `"}], "messages": []}`, 64, FormatOpenAI, ""},
 
 		{"empty", "", 0, "", "file is empty"},
-		{"junk", "\x00\x01binary", 0, "", `expected a JSON array of τ-bench records or JSON Lines of canonical/OpenAI-chat trajectories; got "\x00\x01binary"`},
+		{"junk", "\x00\x01binary", 0, "", `expected a JSON array of τ-bench records, JSON Lines of canonical/OpenAI-chat trajectories, or a SWE-agent, mini-swe-agent or OpenHands trajectory; got "\x00\x01binary"`},
 		{"array of numbers", "[1, 2]", 0, "", "got a JSON array whose first element is a number"},
 		{"array without traj", `[{"a": 1}, {"traj": []}]`, 0, "", `first element has no "traj" (keys: a)`},
 		{"object without messages", `{"instance_id": "x", "patch": "y"}`, 0, "", `a JSON object without "messages" (keys: instance_id, patch)`},
 		{"pretty-printed object", "{\n  \"id\": \"a\",\n  \"messages\": []\n}\n", 0, "", "does not end on its first line"},
 		{"broken JSON line", `{"a" 1}`, 0, "", "not valid JSON"},
 		{"string", `"hello"`, 0, "", `got "\"hello\""`},
+		// From the import audit: detection sends these to the importer,
+		// which names the field, or says what the file is instead.
+		{"messages that are not an array", `{"id": "t0", "reward": 1, "messages": "hi"}`, 0, FormatCanonical, ""},
+		{"a number too large for a float", `{"id": "t0", "reward": 1e999, "messages": []}`, 0, FormatCanonical, ""},
+		{"canonical records in an array", `[{"id": "t0", "reward": 1, "messages": []}]`, 0, "", "canonical and OpenAI-chat trajectories go one per line (JSON Lines), not in an array"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
