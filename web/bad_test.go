@@ -33,7 +33,7 @@ var badInputs = map[string][]string{
 	"gzip-compressed.jsonl.gz":           {"gzip-compressed", "decompress"},
 	"hidden-at-out-of-range.jsonl":       {"hidden[0].at", "message index from 0 to 3"},
 	"invalid-utf8.jsonl":                 {"record 0", "UTF-8", "0xff"},
-	"json-scalar.json":                   {"expected a JSON array of τ-bench records or JSON Lines"},
+	"json-scalar.json":                   {"expected a JSON array of τ-bench records, JSON Lines"},
 	"messages-missing.jsonl":             {"without \"messages\""},
 	"not-json.txt":                       {"line 1", "This is a plain text file"},
 	"nul-byte-outside-string.jsonl":      {"not valid JSON"},
@@ -56,7 +56,7 @@ var badInputs = map[string][]string{
 	"whitespace-only.jsonl":              {"file is empty"},
 	"wrong-type-content.jsonl":           {"messages[0].content", "string or null", "42"},
 	"wrong-type-id.jsonl":                {"id", "expected a string", "5"},
-	"wrong-type-messages.jsonl":          {"without \"messages\""},
+	"wrong-type-messages.jsonl":          {"record 0 (line 1): messages: expected an array of messages"},
 	"wrong-type-reward.jsonl":            {"reward", "expected a number", "high"},
 	"zip-bomb.jsonl.gz":                  {"gzip-compressed"},
 }
