@@ -406,10 +406,12 @@ func (d *recordDecoder) content(raw json.RawMessage, at jsonPath) (string, bool)
 	return "", false
 }
 
-// toolCall maps one call. Canonical calls carry arguments as a JSON value;
-// OpenAI and τ-bench calls carry them as a JSON string, decoded here. An
-// undecodable string is kept verbatim in RawArguments: it is a fact about the
-// log (the call fails the execution check), not an import error.
+// toolCall maps one call. Canonical calls carry arguments as a JSON object;
+// OpenAI and τ-bench calls carry them as a JSON string, decoded here (and a
+// canonical call that sends a string too). An undecodable string, or
+// arguments that are neither an object nor a string, are kept verbatim in
+// RawArguments: a fact about the log (the call fails the execution check),
+// not an import error.
 func (d *recordDecoder) toolCall(raw json.RawMessage, p jsonPath) ToolCall {
 	var rc rawCall
 	if !d.object(raw, p, "a tool call object", rc.set) {
@@ -435,9 +437,20 @@ func (d *recordDecoder) toolCall(raw json.RawMessage, p jsonPath) ToolCall {
 		d.fail(fp.at("name"), "a non-empty tool name", describeRaw(nameRaw))
 	}
 	if d.format == FormatCanonical {
-		c.Arguments = cloneRaw(args)
 		c.RawArguments = d.str(rc.RawArguments, p.at("raw_arguments"))
-		return c
+		switch jsonKind(args) {
+		case '{', 0, 'n':
+			c.Arguments = cloneRaw(args)
+			return c
+		case '"':
+			// A string, as OpenAI and τ-bench send them: decoded below.
+		default:
+			// Arguments are an object in every tool-call format; a number
+			// or an array is a fact about the log (the call fails the
+			// execution check), kept verbatim, not an import error.
+			c.RawArguments = string(args)
+			return c
+		}
 	}
 	switch jsonKind(args) {
 	case 0, 'n':

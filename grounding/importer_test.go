@@ -903,3 +903,30 @@ func TestTauCompositeReward(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalArgumentsNotAnObject: a canonical call's arguments are an
+// object; a JSON string is decoded as OpenAI's are, and anything else is
+// kept verbatim so the call fails the execution check (import audit: "{bad"
+// and 42 used to pass it).
+func TestCanonicalArgumentsNotAnObject(t *testing.T) {
+	in := `{"id":"a1","messages":[{"role":"assistant","content":null,"tool_calls":[` +
+		`{"id":"c1","name":"f","arguments":"{bad"},{"id":"c2","name":"f","arguments":42},` +
+		`{"id":"c3","name":"f","arguments":"{\"x\":1}"},{"id":"c4","name":"f","arguments":{"x":2}},{"id":"c5","name":"f"}]}]}` + "\n"
+	var got []ToolCall
+	for tr, err := range Read(strings.NewReader(in), "a.jsonl", FormatCanonical) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = tr.Messages[0].ToolCalls
+	}
+	for i, want := range []struct {
+		valid bool
+		raw   string
+		args  string
+	}{{false, "{bad", ""}, {false, "42", ""}, {true, "", `{"x":1}`}, {true, "", `{"x":2}`}, {false, "", ""}} {
+		c := got[i]
+		if c.ArgumentsValid() != want.valid || c.RawArguments != want.raw || string(c.Arguments) != want.args {
+			t.Errorf("call %d: valid %v, raw %q, args %s; want %v, %q, %s", i, c.ArgumentsValid(), c.RawArguments, c.Arguments, want.valid, want.raw, want.args)
+		}
+	}
+}
