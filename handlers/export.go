@@ -480,7 +480,9 @@ func (h *Export) Page(w http.ResponseWriter, r *http.Request) {
 	if len(runs) == 0 {
 		p.Count = views.ExportCount{Error: "There is no run to export yet: import a log first."}
 	} else {
-		p.Count, _ = h.count(r, q, runs[0].Name)
+		// The figures count over the run (a second on 30,000
+		// trajectories): the page shows the link at once and fetches them.
+		p.Count, _ = h.count(r, q, runs[0].Name, q.Get("count") == "1")
 	}
 	render(w, r, http.StatusOK, page{title: "Export", section: "export", body: views.Export(p), fragment: views.ExportSummary(p.Count)})
 }
@@ -495,14 +497,15 @@ func (h *Export) Count(w http.ResponseWriter, r *http.Request) {
 		renderFragment(w, r, http.StatusUnprocessableEntity, views.ExportSummary(views.ExportCount{Error: msg}))
 		return
 	}
-	c, status := h.count(r, q, "")
+	c, status := h.count(r, q, "", true)
 	renderFragment(w, r, status, views.ExportSummary(c))
 }
 
 func (h *Export) pageFail(w http.ResponseWriter, r *http.Request, err error) { fail(h.log, w, r, err) }
 
-// count resolves the form into an export link and counts it.
-func (h *Export) count(r *http.Request, form url.Values, defaultRun string) (views.ExportCount, int) {
+// count resolves the form into an export link and, with figures, counts
+// it; without, the result says where to fetch the figures from.
+func (h *Export) count(r *http.Request, form url.Values, defaultRun string, figures bool) (views.ExportCount, int) {
 	refuse := func(err error) (views.ExportCount, int) {
 		status, msg := classify(err)
 		if status >= 500 {
@@ -527,9 +530,13 @@ func (h *Export) count(r *http.Request, form url.Values, defaultRun string) (vie
 	if err := h.exportResolve(r.Context(), name, &f); err != nil {
 		return refuse(err)
 	}
-	s, err := h.store.ExportSummary(r.Context(), f)
-	if err != nil {
-		return refuse(err)
+	var s grounding.ExportSummary
+	if figures {
+		if s, err = h.store.ExportSummary(r.Context(), f); err != nil {
+			return refuse(err)
+		}
+	} else {
+		s.Snapshot = time.Now()
 	}
 	link := "/api/export/" + url.PathEscape(f.RunName) + "/" + grounding.ExportFile(format)
 	if enc := q.Encode(); enc != "" {
@@ -540,6 +547,14 @@ func (h *Export) count(r *http.Request, form url.Values, defaultRun string) (vie
 		scheme = "https"
 	}
 	file := grounding.NewExportEncoder(f).FileName(s.Snapshot)
+	if !figures {
+		cq := url.Values{"run": {f.RunName}, "format": {string(format)}}
+		for k, v := range q {
+			cq[k] = v
+		}
+		return views.ExportCount{URL: link, FileName: file, CountURL: "/export/count?" + cq.Encode(),
+			Curl: fmt.Sprintf(`curl -fS --compressed -H "Authorization: Bearer $GROUNDWORK_TOKEN" -o %s '%s://%s%s'`, file, scheme, r.Host, link)}, http.StatusOK
+	}
 	return views.ExportCount{
 		Trajectories: count(s.Trajectories),
 		Decisions:    count(s.Decisions),

@@ -351,12 +351,26 @@ func TestExportPageAndCount(t *testing.T) {
 			if link != "/api/export/demo%20run/masks.jsonl?complete=false&scale=8B" {
 				t.Errorf("link = %q", link)
 			}
-			if got := doc.Find(`[data-testid=export-figures]`).Text(); !strings.Contains(got, "3 trajectories") && !strings.Contains(strings.Join(strings.Fields(got), " "), "3 trajectories") {
-				t.Errorf("figures = %q", got)
+			// The page does not wait on the count (a second on 30,000
+			// trajectories): it says where the figures come from.
+			countURL, _ := doc.Find(`[data-testid=export-counting]`).Attr("hx-get")
+			if doc.Find(`[data-testid=export-figures]`).Length() != 0 || !strings.HasPrefix(countURL, "/export/count?") || st.got.RunName != "" {
+				t.Fatalf("the page counted (figures %d, counted %q) or offers no count URL (%q)", doc.Find(`[data-testid=export-figures]`).Length(), st.got.RunName, countURL)
+			}
+			// Without JavaScript the form's Count button asks for them inline.
+			if _, ndoc := do(t, h, httptest.NewRequest("GET", "/export?run=demo+run&count=1", nil), false); ndoc.Find(`[data-testid=export-figures]`).Length() != 1 {
+				t.Error("count=1 does not show the figures in the page")
+			}
+			crec, cdoc := do(t, h, httptest.NewRequest("GET", countURL, nil), true)
+			if got := cdoc.Find(`[data-testid=export-figures]`).Text(); crec.Code != 200 || !strings.Contains(strings.Join(strings.Fields(got), " "), "3 trajectories") {
+				t.Errorf("figures from %s = %d %q", countURL, crec.Code, got)
+			}
+			if l, _ := cdoc.Find(`[data-testid=export-link]`).Attr("href"); l != link || st.got.Format != grounding.ExportMasks || st.got.Scale.Name != "8B" || st.got.Complete {
+				t.Errorf("the count counted %+v with link %q; want the page's filter and link %q", st.got, l, link)
 			}
 			// P counts the parents with a supervised decision (the weight
 			// denominator), and the page says so.
-			if got := strings.Join(strings.Fields(doc.Find(`[data-testid=export-figures]`).Text()), " "); !strings.Contains(got, "2 parent interactions have a supervised decision") {
+			if got := strings.Join(strings.Fields(cdoc.Find(`[data-testid=export-figures]`).Text()), " "); !strings.Contains(got, "2 parent interactions have a supervised decision") {
 				t.Errorf("figures = %q, want the parent count said to be of parents with a supervised decision", got)
 			}
 			if !strings.Contains(doc.Find(`[data-testid=export-curl]`).Text(), "Authorization: Bearer $GROUNDWORK_TOKEN") {

@@ -37,6 +37,9 @@ type ExportCount struct {
 	URL          string // the download link (relative)
 	Curl         string // the same download for scripts
 	FileName     string
+	// CountURL, when not "", is where the figures are still to be fetched
+	// from: the page does not wait on a count over the run.
+	CountURL string
 }
 
 // TokensPage lists the user's API tokens with a form to make another.
