@@ -76,11 +76,15 @@ type poolRequest struct {
 	pooled  int // trajectories in the pool
 	chosen  bool
 	scaleIn string
+	// skipped is set when no run was asked for and the default passed over
+	// newer runs without a certified trajectory: it names the newest.
+	skipped string
 }
 
-// parsePool reads run (repeated) and scale from q. Without a run, the
-// newest run is the pool when fallback is set; an unknown run is 404, an
-// unknown scale 422 naming the configured ones.
+// parsePool reads run (repeated) and scale from q. Without a run, when
+// fallback is set, the pool is the newest run with a certified trajectory
+// (the run rows' counter, no count over the pool), else the newest run; an
+// unknown run is 404, an unknown scale 422 naming the configured ones.
 func (h *Coverage) parsePool(ctx context.Context, q url.Values, fallback bool) (poolRequest, error) {
 	var pr poolRequest
 	all, err := h.store.Runs(ctx)
@@ -108,7 +112,11 @@ func (h *Coverage) parsePool(ctx context.Context, q url.Values, fallback bool) (
 	pr.runs = slices.Compact(pr.runs)
 	pr.chosen = len(pr.runs) > 0
 	if len(pr.runs) == 0 && fallback && len(all) > 0 {
-		pr.runs = []int64{all[0].ID} // newest first
+		pick := all[0] // newest first
+		if i := slices.IndexFunc(all, func(r grounding.Run) bool { return r.Certified > 0 }); i > 0 {
+			pick, pr.skipped = all[i], all[0].Name
+		}
+		pr.runs = []int64{pick.ID}
 	}
 	if len(pr.runs) == 0 && !fallback {
 		return pr, badRequest("choose at least one run")
@@ -174,6 +182,10 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := views.CoveragePage{CanEdit: canImport(r)}
+	if pr.skipped != "" {
+		p.Note = fmt.Sprintf("No run chosen: showing %s, the newest run with certified trajectories (%s, newer, has none yet).",
+			pr.poolName(), pr.skipped)
+	}
 	if len(pr.runs) == 0 {
 		p.NoRuns = true
 		render(w, r, http.StatusOK, page{title: "Coverage", section: "coverage", body: views.Coverage(p)})
@@ -206,7 +218,7 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 	p.Region, p.RegionView = region, html
 	for _, run := range pr.all {
 		p.Runs = append(p.Runs, views.RunChoice{ID: strconv.FormatInt(run.ID, 10), Name: run.Name,
-			Trajectories: count(run.Trajectories), Checked: slices.Contains(pr.runs, run.ID)})
+			Trajectories: count(run.Trajectories) + " · " + count(run.Certified) + " certified", Checked: slices.Contains(pr.runs, run.ID)})
 	}
 	for _, s := range pr.scales {
 		sq := pageQuery(pr, q)
@@ -313,6 +325,16 @@ func (h *Coverage) region(e *poolEntry, pr poolRequest, dq deficitQuery, saved [
 	}
 	for _, id := range pr.runs {
 		reg.RunHidden = append(reg.RunHidden, strconv.FormatInt(id, 10))
+	}
+	if a.Certified == 0 {
+		// Nothing to map: say so rather than draw empty heatmaps.
+		what := "This pool has no trajectories yet."
+		if a.Trajectories > 0 {
+			what = fmt.Sprintf("None of the %s in this pool is certified yet.", covPlural(a.Trajectories, "trajectory", "trajectories"))
+		}
+		reg.Empty = what + " Coverage counts only certified trajectories (reward 1, workflow ok, at least one supervised decision), " +
+			"so there are no heatmaps, deficits or selection to show. Choose runs with certified trajectories above."
+		return reg
 	}
 	base := pr.query()
 	reg.Heatmaps = []views.Heatmap{transitionsHeatmap(rep, base), horizonHeatmap(rep, base), domainHeatmap(rep, base)}

@@ -18,6 +18,8 @@ type CoveragePage struct {
 	CanEdit bool
 	Scale   ScaleForm
 	Views   []ViewRow
+	// Note explains a default pool ("No run chosen: showing …").
+	Note string
 }
 
 // RunChoice is one run of the picker.
@@ -51,6 +53,10 @@ type CoverageRegion struct {
 	Heatmaps  []Heatmap
 	Deficits  DeficitTable
 	Selection SelectionForm
+	// Empty, when set, says why there is nothing to map (no certified
+	// trajectory in the pool) and replaces the heatmaps, the deficit table
+	// and the selection simulator.
+	Empty string
 }
 
 // Figure is one number of the pool audit with what it is over.
