@@ -148,7 +148,6 @@ func queueRow(it grounding.QueueItem) views.QueueRow {
 		RunName:  it.RunName,
 		Decision: "decision " + strconv.Itoa(it.Ordinal+1),
 		Tool:     it.Tool,
-		Why:      it.Why,
 		Question: questionText(it.Args),
 		LeadNote: it.Note,
 		Source:   it.Source,
@@ -157,6 +156,7 @@ func queueRow(it grounding.QueueItem) views.QueueRow {
 		Priority: strconv.Itoa(it.Priority),
 		Created:  dateTime(it.CreatedAt),
 	}
+	row.Why, row.Evidence = splitWhy(it.Why)
 	if row.Tool == "" {
 		row.Tool = "text reply"
 	}
@@ -291,10 +291,10 @@ func (h *Queue) conflicts(w http.ResponseWriter, r *http.Request, f grounding.Qu
 			RunName:  c.Item.RunName,
 			Decision: "decision " + strconv.Itoa(c.Item.Ordinal+1),
 			Tool:     c.Item.Tool,
-			Why:      c.Item.Why,
 			Question: questionText(c.Item.Args),
 			FinalURL: "/queue/" + strconv.FormatInt(c.Item.ID, 10) + "/final",
 		}
+		row.Why, row.Evidence = splitWhy(c.Item.Why)
 		for _, v := range c.Verdicts {
 			row.Verdicts = append(row.Verdicts, eventView(v))
 		}

@@ -926,3 +926,50 @@ func TestHistoryHidesConflictFromAnnotators(t *testing.T) {
 		t.Errorf("ann's view once settled: state %q, %d events; want done and both verdicts", hv.State, len(hv.Events))
 	}
 }
+
+// "why queued" lists only the reasons that made the decision ambiguous:
+// vis.normalized and vis.derived are pass evidence (an accepted argument)
+// and are shown apart, as evidence, on the review screen, the queue list
+// and the conflicts list.
+func TestWhyQueuedLeavesOutPassEvidence(t *testing.T) {
+	st := adjudicationStore(t)
+	item := func() grounding.QueueItem {
+		it := reviewItem()
+		it.Why = []string{grounding.ReasonChoice, grounding.ReasonNormalized, grounding.ReasonDerived}
+		return it
+	}
+	st.NextFn = func(userID int64, f grounding.QueueFilter) (grounding.Claim, error) {
+		return grounding.Claim{Item: item(), UserID: userID}, nil
+	}
+	st.QueueFn = func(grounding.QueueFilter) (grounding.QueuePage, error) {
+		return grounding.QueuePage{Items: []grounding.QueueItem{item()}}, nil
+	}
+	st.ConflictsFn = func(grounding.QueueFilter) ([]grounding.ConflictItem, error) {
+		it := item()
+		it.State = grounding.QueueConflict
+		return []grounding.ConflictItem{{Item: it}}, nil
+	}
+	codes := func(s *goquery.Selection) string {
+		var out []string
+		s.Each(func(_ int, c *goquery.Selection) { out = append(out, c.Text()) })
+		return strings.Join(out, " ")
+	}
+	_, doc := do(t, adjudicationRouter(st, annotator), httptest.NewRequest("GET", "/review", nil), false)
+	if got := codes(doc.Find(`[data-testid=why-code]`)); got != "vis.choice" {
+		t.Errorf("review why queued = %q, want only vis.choice", got)
+	}
+	if got := codes(doc.Find(`[data-testid=evidence-codes] .code`)); got != "vis.normalized vis.derived" {
+		t.Errorf("review pass evidence = %q", got)
+	}
+	for _, path := range []string{"/queue?state=all", "/queue/conflicts"} {
+		_, doc = do(t, adjudicationRouter(st, researcher), httptest.NewRequest("GET", path, nil), false)
+		scope := doc.Find(`[data-testid=queue-row] td:nth-child(2), [data-testid=conflict] header`)
+		why := codes(scope.ChildrenFiltered(".code"))
+		if why != "vis.choice" {
+			t.Errorf("%s why queued = %q, want only vis.choice", path, why)
+		}
+		if got := codes(scope.Find(`[data-testid=evidence-codes] .code`)); got != "vis.normalized vis.derived" {
+			t.Errorf("%s pass evidence = %q", path, got)
+		}
+	}
+}
