@@ -973,3 +973,26 @@ func TestWhyQueuedLeavesOutPassEvidence(t *testing.T) {
 		}
 	}
 }
+
+// The queue's summary line describes the items listed, in their state:
+// /queue?state=done no longer says "2,096 open items match".
+func TestQueueSummaryFollowsState(t *testing.T) {
+	st := adjudicationStore(t)
+	st.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
+		return grounding.Progress{Remaining: 2096, Items: 2097, Done: 1}, nil
+	}
+	tests := []struct{ path, want string }{
+		{"/queue", "2,096 open items match · 1 of 2,097 queued items in all runs settled (0%) · 0 conflicts waiting for a lead"},
+		{"/queue?state=done", "1 settled item (0% of 2,097 queued items in all runs) · 2,096 still open"},
+		{"/queue?state=done&run=1", "1 settled item (0% of 2,097 queued items) · 2,096 still open"},
+		{"/queue?state=done&tool=bash", "Settled items matching these filters · overall, 1 of 2,097 queued items in all runs settled (0%) · 2,096 open items match"},
+		{"/queue?state=conflict", "0 conflicts waiting for a lead (of 2,097 queued items in all runs) · 2,096 still open"},
+		{"/queue?state=all", "2,097 queued items in all runs: 2,096 open, 1 settled (0%), 0 conflicts waiting for a lead"},
+	}
+	for _, tt := range tests {
+		_, doc := do(t, adjudicationRouter(st, researcher), httptest.NewRequest("GET", tt.path, nil), false)
+		if got := strings.Join(strings.Fields(doc.Find(`[data-testid=queue-summary]`).Text()), " "); got != tt.want {
+			t.Errorf("%s summary = %q\nwant %q", tt.path, got, tt.want)
+		}
+	}
+}
