@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"groundwork/grounding"
 	"groundwork/views"
 )
@@ -585,7 +587,7 @@ func selectionForm(pr poolRequest, p *grounding.Pool, saved []grounding.Coverage
 	if budget == "" {
 		budget = strconv.Itoa(max(1, n/2))
 	}
-	f := views.SelectionForm{Action: "/coverage/selection", Hidden: pr.hidden(), Budget: budget, MaxBudget: strconv.Itoa(n)}
+	f := views.SelectionForm{Action: "/coverage/selection", Hidden: pr.hidden(), Budget: budget, MaxBudget: strconv.Itoa(n), MaxBudgetText: count(n)}
 	f.Cores = []views.Option{{Value: "", Label: "none", Selected: core == 0}}
 	for _, v := range saved {
 		f.Cores = append(f.Cores, views.Option{Value: strconv.FormatInt(v.ID, 10), Label: "view " + v.Name, Selected: v.ID == core})
@@ -665,7 +667,7 @@ func (h *Coverage) Selection(w http.ResponseWriter, r *http.Request) {
 			f.Error = he.message
 			h.log.LogAttrs(r.Context(), slog.LevelWarn, "request failed", slog.String("request_id", requestID(r)),
 				slog.String("path", r.URL.Path), slog.Int("status", he.status), slog.Any("err", err))
-			render(w, r, he.status, page{title: "Selection", section: "coverage", body: views.SelectionPanel(f), fragment: views.SelectionPanel(f)})
+			render(w, r, he.status, page{title: "Selection", section: "coverage", body: selectionPage(in.pr, f), fragment: views.SelectionPanel(f)})
 			return
 		}
 		h.fail(w, r, err)
@@ -679,7 +681,18 @@ func (h *Coverage) Selection(w http.ResponseWriter, r *http.Request) {
 	f := selectionForm(in.pr, in.e.pool, in.saved, in.raw, in.coreID)
 	sr := selectionResult(in, res, canImport(r))
 	f.Result = &sr
-	render(w, r, http.StatusOK, page{title: "Selection", section: "coverage", body: views.SelectionPanel(f), fragment: views.SelectionPanel(f)})
+	render(w, r, http.StatusOK, page{title: "Selection · " + in.pr.poolName(), section: "coverage", body: selectionPage(in.pr, f), fragment: views.SelectionPanel(f)})
+}
+
+// selectionPage is the simulator as a page of its own (a reload, a new tab,
+// no JavaScript): it names the pool and leads back to its coverage page.
+func selectionPage(pr poolRequest, f views.SelectionForm) templ.Component {
+	return views.SelectionPage(views.SelectionPageView{
+		Pool:    pr.poolName(),
+		Scale:   fmt.Sprintf("%s (target depth %d)", pr.scale.Name, pr.scale.Depth),
+		BackURL: coverageURL(pr.query()),
+		Form:    f,
+	})
 }
 
 func selectionResult(in selectionInput, res *selResult, canSave bool) views.SelectionResult {
@@ -692,10 +705,11 @@ func selectionResult(in selectionInput, res *selResult, canSave bool) views.Sele
 	}
 	all := p.Metrics(whole, d)
 	spread := func(x grounding.Spread) string {
-		return fmt.Sprintf("%.1f ± %.1f (%d–%d)", x.Mean, x.SD, x.Min, x.Max)
+		return covDecimal(x.Mean) + " ± " + covDecimal(x.SD) + " (" + count(x.Min) + "–" + count(x.Max) + ")"
 	}
 	out := views.SelectionResult{
 		Budget: count(in.budget),
+		Pool:   in.pr.poolName(),
 		Scale:  fmt.Sprintf("%s (target depth %d)", in.pr.scale.Name, d),
 		Seeds:  fmt.Sprintf("%d seeds (%d–%d)", len(rnd.Seeds), rnd.Seeds[0], rnd.Seeds[len(rnd.Seeds)-1]),
 		Rows: []views.SelectionRow{
@@ -705,8 +719,8 @@ func selectionResult(in selectionInput, res *selResult, canSave bool) views.Sele
 			{Metric: "recovery paths covered", Structured: count(s.RecoveryPaths), Random: spread(rnd.RecoveryPaths), Pool: count(all.RecoveryPaths), Better: float64(s.RecoveryPaths) > rnd.RecoveryPaths.Mean, TestID: "sel-recovery"},
 			{Metric: "certified trajectories", Structured: count(s.Trajectories), Random: spread(rnd.Trajectories), Pool: count(all.Trajectories), TestID: "sel-trajectories"},
 		},
-		MissNote: fmt.Sprintf("A path seen once in the pool is missed by random selection with probability 1 − B/N = 1 − %d/%d = %.2f.",
-			in.budget, p.CertifiedParents(), grounding.SingletonMissProbability(in.budget, p.CertifiedParents())),
+		MissNote: fmt.Sprintf("A path seen once in the pool is missed by random selection with probability 1 − B/N = 1 − %s/%s = %.2f.",
+			count(in.budget), count(p.CertifiedParents()), grounding.SingletonMissProbability(in.budget, p.CertifiedParents())),
 		ShowSave: canSave,
 	}
 	for _, st := range grounding.SelectionStages {
@@ -1075,4 +1089,20 @@ func (h *Coverage) scaleRefused(w http.ResponseWriter, r *http.Request, back, na
 	h.log.LogAttrs(r.Context(), slog.LevelWarn, "request failed", slog.String("request_id", requestID(r)),
 		slog.String("path", r.URL.Path), slog.Int("status", http.StatusUnprocessableEntity), slog.String("err", msg))
 	render(w, r, http.StatusUnprocessableEntity, page{title: "Scales", section: "coverage", body: views.ScalesPanel(f), fragment: views.ScalesPanel(f)})
+}
+
+// covDecimal is x with one decimal and thousands separators: 6,594.2.
+func covDecimal(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 1, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(whole, "-")
+	n, err := strconv.Atoi(strings.TrimPrefix(whole, "-"))
+	if err != nil {
+		return s
+	}
+	out := count(n) + "." + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
 }

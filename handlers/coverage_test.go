@@ -545,3 +545,41 @@ func TestCoverageDefaultPool(t *testing.T) {
 		t.Errorf("all uncertified: pool %q, want the newest run with the explanation", got)
 	}
 }
+
+// The selection simulator opened on its own (a reload, a new tab, no
+// JavaScript) names its pool and leads back to the pool's coverage page;
+// the htmx swap stays the bare panel. Its figures use thousands separators
+// and spaced middle dots.
+func TestCoverageSelectionStandalone(t *testing.T) {
+	h, _ := coverageRouter(newFakeCoverage(), researcher)
+	const path = "/coverage/selection?run=1&scale=8B&budget=2"
+	rec, doc := do(t, h, httptest.NewRequest(http.MethodGet, path, nil), false)
+	if rec.Code != 200 {
+		t.Fatal(rec.Code, rec.Body)
+	}
+	if href := doc.Find("[data-testid=selection-back]").AttrOr("href", ""); href != "/coverage?run=1&scale=8B" {
+		t.Errorf("back link = %q, want the pool's coverage page", href)
+	}
+	if got := doc.Find("h1").Text(); got != "Selection: demo" {
+		t.Errorf("heading = %q", got)
+	}
+	if got := doc.Find("[data-testid=selection-pool]").Text(); got != "demo" {
+		t.Errorf("result names pool %q, want demo", got)
+	}
+	stages := strings.Join(strings.Fields(doc.Find("[data-testid=selection-result] p.small").First().Text()), " ")
+	if !strings.HasPrefix(stages, "structured stages: ") || strings.Contains(stages, "·") && !strings.Contains(stages, " · ") {
+		t.Errorf("stages = %q, want spaced middle dots", stages)
+	}
+	rec, doc = do(t, h, httptest.NewRequest(http.MethodGet, path, nil), true)
+	if rec.Code != 200 || doc.Find("[data-testid=selection-back]").Length() != 0 || doc.Find("#selection").Length() != 1 {
+		t.Errorf("htmx selection: status %d, want the bare panel", rec.Code)
+	}
+}
+
+func TestCovDecimal(t *testing.T) {
+	for x, want := range map[float64]string{6594.24: "6,594.2", 18.2: "18.2", 0: "0.0", 1234567.89: "1,234,567.9", -1500.5: "-1,500.5"} {
+		if got := covDecimal(x); got != want {
+			t.Errorf("covDecimal(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

@@ -167,14 +167,17 @@ type SelectionForm struct {
 	Hidden    []Hidden
 	Budget    string
 	MaxBudget string // parents with a certified trajectory
-	Cores     []Option
-	Error     string
-	Result    *SelectionResult
+	// MaxBudgetText is MaxBudget for reading: 15,781.
+	MaxBudgetText string
+	Cores         []Option
+	Error         string
+	Result        *SelectionResult
 }
 
 // SelectionResult compares structured and random selection of one budget.
 type SelectionResult struct {
 	Budget     string
+	Pool       string // "big", "airline-gpt4o + retail-grok3"
 	Scale      string
 	Seeds      string // "10 seeds (1–10)"
 	Rows       []SelectionRow
@@ -306,4 +309,13 @@ type MemberRow struct {
 	TokenWeight  string
 	ParentStart  bool // first row of its parent
 	ParentWeight string
+}
+
+// SelectionPageView is the selection simulator on a page of its own: the
+// pool it is about and the way back to its coverage page.
+type SelectionPageView struct {
+	Pool    string
+	Scale   string
+	BackURL string
+	Form    SelectionForm
 }
