@@ -474,7 +474,7 @@ func domainHeatmap(rep *grounding.CoverageReport, base url.Values) views.Heatmap
 		rows[i] = covOr(d, "(no domain)")
 	}
 	v := views.Heatmap{ID: "domain-action", Title: "Domain × semantic action",
-		Caption:  "cell: certified decisions of that action in certified trajectories of that domain",
+		Caption:  "cell: certified decisions of that action in certified trajectories of that domain; click for the trajectories that hold them",
 		RowTitle: "domain", ColTitle: "action", Rows: rows, Cols: hm.Cols, Legend: heatLegend(m), CellWidth: 44}
 	for r := range hm.Rows {
 		row := make([]views.HeatCell, len(hm.Cols))
@@ -483,6 +483,9 @@ func domainHeatmap(rep *grounding.CoverageReport, base url.Values) views.Heatmap
 			t := hm.Trajectories[r*len(hm.Cols)+c]
 			cell := views.HeatCell{Value: covShort(n), Bin: heatBin(n, m),
 				Title: fmt.Sprintf("%s · %s: %s in %s", rows[r], hm.Cols[c], covPlural(n, "certified decision", "certified decisions"), covPlural(t, "trajectory", "trajectories"))}
+			if n > 0 {
+				cell.Title += " (a click lists the trajectories)"
+			}
 			if n > 0 {
 				cell.URL = covCellURL(base, "domain", hm.Rows[r], "action", hm.Cols[c])
 			}
@@ -858,7 +861,8 @@ func (h *Coverage) Trajectories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := views.CoverageTrajectoriesPage{Title: cellTitle(cell, e.pool), BackURL: coverageURL(pr.query()),
-		Count: fmt.Sprintf("%s in %s", covPlural(len(idx), "certified trajectory", "certified trajectories"), pr.poolName())}
+		Count: fmt.Sprintf("%s in %s", covPlural(len(idx), "certified trajectory", "certified trajectories"), pr.poolName()),
+		Unit:  domainActionUnit(cell, &e.pool.DomainAction, len(idx))}
 	end := min(len(idx), at+cellRows)
 	for _, i := range idx[at:end] {
 		t := &e.pool.Trajectories[i]
@@ -1089,6 +1093,23 @@ func (h *Coverage) scaleRefused(w http.ResponseWriter, r *http.Request, back, na
 	h.log.LogAttrs(r.Context(), slog.LevelWarn, "request failed", slog.String("request_id", requestID(r)),
 		slog.String("path", r.URL.Path), slog.Int("status", http.StatusUnprocessableEntity), slog.String("err", msg))
 	render(w, r, http.StatusUnprocessableEntity, page{title: "Scales", section: "coverage", body: views.ScalesPanel(f), fragment: views.ScalesPanel(f)})
+}
+
+// domainActionUnit says, for a domain × action cell, that the heatmap
+// counted decisions while this list counts the trajectories holding them:
+// the cell's 29k is not the list's 8,697. "" for any other cell.
+func domainActionUnit(c grounding.Cell, hm *grounding.Heatmap, listed int) string {
+	if !c.HasDomain || c.Action == "" || c.Path != "" || c.From != "" || c.To != "" || c.Horizon != "" || c.Recoveries != "" || len(c.Atoms) > 0 {
+		return ""
+	}
+	r, ci := slices.Index(hm.Rows, c.Domain), slices.Index(hm.Cols, c.Action)
+	if r < 0 || ci < 0 {
+		return ""
+	}
+	return fmt.Sprintf("The domain × action heatmap counts decisions: its cell is %s of action %s in domain %s. "+
+		"This list counts trajectories: the %s that hold them.",
+		covPlural(hm.At(r, ci), "certified decision", "certified decisions"), c.Action, covOr(c.Domain, "(none)"),
+		covPlural(listed, "certified trajectory", "certified trajectories"))
 }
 
 // covDecimal is x with one decimal and thousands separators: 6,594.2.

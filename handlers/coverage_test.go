@@ -583,3 +583,23 @@ func TestCovDecimal(t *testing.T) {
 		}
 	}
 }
+
+// A domain × action cell counts decisions; the trajectories it links to
+// say so, with both numbers, so the two are not read as one count.
+func TestCoverageDomainActionUnit(t *testing.T) {
+	h, _ := coverageRouter(newFakeCoverage(), researcher)
+	_, doc := do(t, h, httptest.NewRequest(http.MethodGet, "/coverage/trajectories?run=1&scale=8B&domain=airline&action=read", nil), false)
+	got := doc.Find("[data-testid=cell-unit]").Text()
+	if !strings.Contains(got, "counts decisions: its cell is 3 certified decisions of action read in domain airline") ||
+		!strings.Contains(got, "This list counts trajectories: the 3 certified trajectories that hold them.") {
+		t.Errorf("unit note = %q", got)
+	}
+	_, doc = do(t, h, httptest.NewRequest(http.MethodGet, "/coverage/trajectories?run=1&scale=8B&from=read:id&to=respond", nil), false)
+	if doc.Find("[data-testid=cell-unit]").Length() != 0 {
+		t.Error("a transitions cell carries the decisions note")
+	}
+	_, doc = do(t, h, httptest.NewRequest(http.MethodGet, "/coverage?run=1&scale=8B", nil), false)
+	if got := doc.Find("[data-testid=heatmap-domain-action] figcaption").Text(); !strings.Contains(got, "click for the trajectories that hold them") {
+		t.Errorf("domain × action caption = %q", got)
+	}
+}

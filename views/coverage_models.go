@@ -239,6 +239,9 @@ type CoverageTrajectoriesPage struct {
 	Title   string
 	BackURL string
 	Count   string
+	// Unit, for a domain × action cell, says the heatmap counted decisions
+	// where this list counts trajectories.
+	Unit    string
 	Rows    []CoverageTrajectoryRow
 	MoreURL string
 }
