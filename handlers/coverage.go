@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"groundwork/grounding"
 	"groundwork/views"
 )
@@ -76,11 +78,15 @@ type poolRequest struct {
 	pooled  int // trajectories in the pool
 	chosen  bool
 	scaleIn string
+	// skipped is set when no run was asked for and the default passed over
+	// newer runs without a certified trajectory: it names the newest.
+	skipped string
 }
 
-// parsePool reads run (repeated) and scale from q. Without a run, the
-// newest run is the pool when fallback is set; an unknown run is 404, an
-// unknown scale 422 naming the configured ones.
+// parsePool reads run (repeated) and scale from q. Without a run, when
+// fallback is set, the pool is the newest run with a certified trajectory
+// (the run rows' counter, no count over the pool), else the newest run; an
+// unknown run is 404, an unknown scale 422 naming the configured ones.
 func (h *Coverage) parsePool(ctx context.Context, q url.Values, fallback bool) (poolRequest, error) {
 	var pr poolRequest
 	all, err := h.store.Runs(ctx)
@@ -108,7 +114,11 @@ func (h *Coverage) parsePool(ctx context.Context, q url.Values, fallback bool) (
 	pr.runs = slices.Compact(pr.runs)
 	pr.chosen = len(pr.runs) > 0
 	if len(pr.runs) == 0 && fallback && len(all) > 0 {
-		pr.runs = []int64{all[0].ID} // newest first
+		pick := all[0] // newest first
+		if i := slices.IndexFunc(all, func(r grounding.Run) bool { return r.Certified > 0 }); i > 0 {
+			pick, pr.skipped = all[i], all[0].Name
+		}
+		pr.runs = []int64{pick.ID}
 	}
 	if len(pr.runs) == 0 && !fallback {
 		return pr, badRequest("choose at least one run")
@@ -174,6 +184,10 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := views.CoveragePage{CanEdit: canImport(r)}
+	if pr.skipped != "" {
+		p.Note = fmt.Sprintf("No run chosen: showing %s, the newest run with certified trajectories (%s, newer, has none yet).",
+			pr.poolName(), pr.skipped)
+	}
 	if len(pr.runs) == 0 {
 		p.NoRuns = true
 		render(w, r, http.StatusOK, page{title: "Coverage", section: "coverage", body: views.Coverage(p)})
@@ -206,7 +220,7 @@ func (h *Coverage) Show(w http.ResponseWriter, r *http.Request) {
 	p.Region, p.RegionView = region, html
 	for _, run := range pr.all {
 		p.Runs = append(p.Runs, views.RunChoice{ID: strconv.FormatInt(run.ID, 10), Name: run.Name,
-			Trajectories: count(run.Trajectories), Checked: slices.Contains(pr.runs, run.ID)})
+			Trajectories: count(run.Trajectories) + " · " + count(run.Certified) + " certified", Checked: slices.Contains(pr.runs, run.ID)})
 	}
 	for _, s := range pr.scales {
 		sq := pageQuery(pr, q)
@@ -313,6 +327,16 @@ func (h *Coverage) region(e *poolEntry, pr poolRequest, dq deficitQuery, saved [
 	}
 	for _, id := range pr.runs {
 		reg.RunHidden = append(reg.RunHidden, strconv.FormatInt(id, 10))
+	}
+	if a.Certified == 0 {
+		// Nothing to map: say so rather than draw empty heatmaps.
+		what := "This pool has no trajectories yet."
+		if a.Trajectories > 0 {
+			what = fmt.Sprintf("None of the %s in this pool is certified yet.", covPlural(a.Trajectories, "trajectory", "trajectories"))
+		}
+		reg.Empty = what + " Coverage counts only certified trajectories (reward 1, workflow ok, at least one supervised decision), " +
+			"so there are no heatmaps, deficits or selection to show. Choose runs with certified trajectories above."
+		return reg
 	}
 	base := pr.query()
 	reg.Heatmaps = []views.Heatmap{transitionsHeatmap(rep, base), horizonHeatmap(rep, base), domainHeatmap(rep, base)}
@@ -450,7 +474,7 @@ func domainHeatmap(rep *grounding.CoverageReport, base url.Values) views.Heatmap
 		rows[i] = covOr(d, "(no domain)")
 	}
 	v := views.Heatmap{ID: "domain-action", Title: "Domain × semantic action",
-		Caption:  "cell: certified decisions of that action in certified trajectories of that domain",
+		Caption:  "cell: certified decisions of that action in certified trajectories of that domain; click for the trajectories that hold them",
 		RowTitle: "domain", ColTitle: "action", Rows: rows, Cols: hm.Cols, Legend: heatLegend(m), CellWidth: 44}
 	for r := range hm.Rows {
 		row := make([]views.HeatCell, len(hm.Cols))
@@ -459,6 +483,9 @@ func domainHeatmap(rep *grounding.CoverageReport, base url.Values) views.Heatmap
 			t := hm.Trajectories[r*len(hm.Cols)+c]
 			cell := views.HeatCell{Value: covShort(n), Bin: heatBin(n, m),
 				Title: fmt.Sprintf("%s · %s: %s in %s", rows[r], hm.Cols[c], covPlural(n, "certified decision", "certified decisions"), covPlural(t, "trajectory", "trajectories"))}
+			if n > 0 {
+				cell.Title += " (a click lists the trajectories)"
+			}
 			if n > 0 {
 				cell.URL = covCellURL(base, "domain", hm.Rows[r], "action", hm.Cols[c])
 			}
@@ -563,7 +590,7 @@ func selectionForm(pr poolRequest, p *grounding.Pool, saved []grounding.Coverage
 	if budget == "" {
 		budget = strconv.Itoa(max(1, n/2))
 	}
-	f := views.SelectionForm{Action: "/coverage/selection", Hidden: pr.hidden(), Budget: budget, MaxBudget: strconv.Itoa(n)}
+	f := views.SelectionForm{Action: "/coverage/selection", Hidden: pr.hidden(), Budget: budget, MaxBudget: strconv.Itoa(n), MaxBudgetText: count(n)}
 	f.Cores = []views.Option{{Value: "", Label: "none", Selected: core == 0}}
 	for _, v := range saved {
 		f.Cores = append(f.Cores, views.Option{Value: strconv.FormatInt(v.ID, 10), Label: "view " + v.Name, Selected: v.ID == core})
@@ -643,7 +670,7 @@ func (h *Coverage) Selection(w http.ResponseWriter, r *http.Request) {
 			f.Error = he.message
 			h.log.LogAttrs(r.Context(), slog.LevelWarn, "request failed", slog.String("request_id", requestID(r)),
 				slog.String("path", r.URL.Path), slog.Int("status", he.status), slog.Any("err", err))
-			render(w, r, he.status, page{title: "Selection", section: "coverage", body: views.SelectionPanel(f), fragment: views.SelectionPanel(f)})
+			render(w, r, he.status, page{title: "Selection", section: "coverage", body: selectionPage(in.pr, f), fragment: views.SelectionPanel(f)})
 			return
 		}
 		h.fail(w, r, err)
@@ -657,7 +684,18 @@ func (h *Coverage) Selection(w http.ResponseWriter, r *http.Request) {
 	f := selectionForm(in.pr, in.e.pool, in.saved, in.raw, in.coreID)
 	sr := selectionResult(in, res, canImport(r))
 	f.Result = &sr
-	render(w, r, http.StatusOK, page{title: "Selection", section: "coverage", body: views.SelectionPanel(f), fragment: views.SelectionPanel(f)})
+	render(w, r, http.StatusOK, page{title: "Selection · " + in.pr.poolName(), section: "coverage", body: selectionPage(in.pr, f), fragment: views.SelectionPanel(f)})
+}
+
+// selectionPage is the simulator as a page of its own (a reload, a new tab,
+// no JavaScript): it names the pool and leads back to its coverage page.
+func selectionPage(pr poolRequest, f views.SelectionForm) templ.Component {
+	return views.SelectionPage(views.SelectionPageView{
+		Pool:    pr.poolName(),
+		Scale:   fmt.Sprintf("%s (target depth %d)", pr.scale.Name, pr.scale.Depth),
+		BackURL: coverageURL(pr.query()),
+		Form:    f,
+	})
 }
 
 func selectionResult(in selectionInput, res *selResult, canSave bool) views.SelectionResult {
@@ -670,10 +708,11 @@ func selectionResult(in selectionInput, res *selResult, canSave bool) views.Sele
 	}
 	all := p.Metrics(whole, d)
 	spread := func(x grounding.Spread) string {
-		return fmt.Sprintf("%.1f ± %.1f (%d–%d)", x.Mean, x.SD, x.Min, x.Max)
+		return covDecimal(x.Mean) + " ± " + covDecimal(x.SD) + " (" + count(x.Min) + "–" + count(x.Max) + ")"
 	}
 	out := views.SelectionResult{
 		Budget: count(in.budget),
+		Pool:   in.pr.poolName(),
 		Scale:  fmt.Sprintf("%s (target depth %d)", in.pr.scale.Name, d),
 		Seeds:  fmt.Sprintf("%d seeds (%d–%d)", len(rnd.Seeds), rnd.Seeds[0], rnd.Seeds[len(rnd.Seeds)-1]),
 		Rows: []views.SelectionRow{
@@ -683,8 +722,8 @@ func selectionResult(in selectionInput, res *selResult, canSave bool) views.Sele
 			{Metric: "recovery paths covered", Structured: count(s.RecoveryPaths), Random: spread(rnd.RecoveryPaths), Pool: count(all.RecoveryPaths), Better: float64(s.RecoveryPaths) > rnd.RecoveryPaths.Mean, TestID: "sel-recovery"},
 			{Metric: "certified trajectories", Structured: count(s.Trajectories), Random: spread(rnd.Trajectories), Pool: count(all.Trajectories), TestID: "sel-trajectories"},
 		},
-		MissNote: fmt.Sprintf("A path seen once in the pool is missed by random selection with probability 1 − B/N = 1 − %d/%d = %.2f.",
-			in.budget, p.CertifiedParents(), grounding.SingletonMissProbability(in.budget, p.CertifiedParents())),
+		MissNote: fmt.Sprintf("A path seen once in the pool is missed by random selection with probability 1 − B/N = 1 − %s/%s = %.2f.",
+			count(in.budget), count(p.CertifiedParents()), grounding.SingletonMissProbability(in.budget, p.CertifiedParents())),
 		ShowSave: canSave,
 	}
 	for _, st := range grounding.SelectionStages {
@@ -822,7 +861,8 @@ func (h *Coverage) Trajectories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := views.CoverageTrajectoriesPage{Title: cellTitle(cell, e.pool), BackURL: coverageURL(pr.query()),
-		Count: fmt.Sprintf("%s in %s", covPlural(len(idx), "certified trajectory", "certified trajectories"), pr.poolName())}
+		Count: fmt.Sprintf("%s in %s", covPlural(len(idx), "certified trajectory", "certified trajectories"), pr.poolName()),
+		Unit:  domainActionUnit(cell, &e.pool.DomainAction, len(idx))}
 	end := min(len(idx), at+cellRows)
 	for _, i := range idx[at:end] {
 		t := &e.pool.Trajectories[i]
@@ -1053,4 +1093,37 @@ func (h *Coverage) scaleRefused(w http.ResponseWriter, r *http.Request, back, na
 	h.log.LogAttrs(r.Context(), slog.LevelWarn, "request failed", slog.String("request_id", requestID(r)),
 		slog.String("path", r.URL.Path), slog.Int("status", http.StatusUnprocessableEntity), slog.String("err", msg))
 	render(w, r, http.StatusUnprocessableEntity, page{title: "Scales", section: "coverage", body: views.ScalesPanel(f), fragment: views.ScalesPanel(f)})
+}
+
+// domainActionUnit says, for a domain × action cell, that the heatmap
+// counted decisions while this list counts the trajectories holding them:
+// the cell's 29k is not the list's 8,697. "" for any other cell.
+func domainActionUnit(c grounding.Cell, hm *grounding.Heatmap, listed int) string {
+	if !c.HasDomain || c.Action == "" || c.Path != "" || c.From != "" || c.To != "" || c.Horizon != "" || c.Recoveries != "" || len(c.Atoms) > 0 {
+		return ""
+	}
+	r, ci := slices.Index(hm.Rows, c.Domain), slices.Index(hm.Cols, c.Action)
+	if r < 0 || ci < 0 {
+		return ""
+	}
+	return fmt.Sprintf("The domain × action heatmap counts decisions: its cell is %s of action %s in domain %s. "+
+		"This list counts trajectories: the %s that hold them.",
+		covPlural(hm.At(r, ci), "certified decision", "certified decisions"), c.Action, covOr(c.Domain, "(none)"),
+		covPlural(listed, "certified trajectory", "certified trajectories"))
+}
+
+// covDecimal is x with one decimal and thousands separators: 6,594.2.
+func covDecimal(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 1, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(whole, "-")
+	n, err := strconv.Atoi(strings.TrimPrefix(whole, "-"))
+	if err != nil {
+		return s
+	}
+	out := count(n) + "." + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
 }

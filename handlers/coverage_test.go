@@ -44,6 +44,8 @@ type fakeCoverage struct {
 	incremental bool
 	changed     []grounding.PoolTrajectory
 	changeCalls int
+	// runs, when set, replaces the default run list (newest first).
+	runs []grounding.Run
 }
 
 // coverageSmallPool: K1 = read:id>respond>end:ok (t1, t2 of P1; t6 of P4),
@@ -71,6 +73,9 @@ func newFakeCoverage() *fakeCoverage {
 }
 
 func (f *fakeCoverage) Runs(context.Context) ([]grounding.Run, error) {
+	if f.runs != nil {
+		return f.runs, nil
+	}
 	return []grounding.Run{{ID: 1, Name: "demo", Trajectories: 7}, {ID: 2, Name: "empty"}}, nil
 }
 func (f *fakeCoverage) CoverageVersion(_ context.Context, runs []int64) (string, error) {
@@ -191,7 +196,7 @@ func TestCoveragePages(t *testing.T) {
 			[]string{"demo · 7 trajectories in 1 run", "8B → target depth 3", "heatmap-transitions", "heatmap-horizon", "heatmap-domain-action",
 				"2 of 3 canonical paths are below the target depth 3 (total deficit 4)", "80%", "20%"}},
 		{"newest run by default", "/coverage", 200, true, "coverage-region", []string{"demo · 7 trajectories"}},
-		{"empty run", "/coverage?run=2", 200, true, "coverage-region", []string{"empty · 0 trajectories", "0 of 0 canonical paths"}},
+		{"empty run", "/coverage?run=2", 200, true, "coverage-no-certified", []string{"empty · 0 trajectories", "This pool has no trajectories yet."}},
 		{"two runs", "/coverage?run=2&run=1", 200, true, "coverage-region", []string{"demo + empty · 7 trajectories in 2 runs"}},
 		{"other scale", "/coverage?run=1&scale=30b-a3b", 200, true, "coverage-region", []string{"30B-A3B → target depth 8", "total deficit 19"}},
 		{"unknown scale", "/coverage?run=1&scale=7B", 422, true, "",
@@ -484,5 +489,117 @@ func TestHeatLegend(t *testing.T) {
 	}
 	if heatBin(100, 100) != 6 || heatBin(1, 100) != 1 || heatBin(0, 100) != 0 {
 		t.Errorf("heatBin edges wrong")
+	}
+}
+
+// Without a run in the query, coverage opens on the newest run that has
+// certified trajectories and says which newer run it passed over; a pool
+// without any certified trajectory says so instead of drawing empty maps.
+func TestCoverageDefaultPool(t *testing.T) {
+	f := newFakeCoverage()
+	// The newest run, "fresh", holds only t5 and t7, neither certified.
+	for i := range f.pool {
+		if f.pool[i].ExtID == "t5" || f.pool[i].ExtID == "t7" {
+			f.pool[i].Run = 2
+		}
+	}
+	f.runs = []grounding.Run{{ID: 2, Name: "fresh", Trajectories: 2}, {ID: 1, Name: "demo", Trajectories: 5, Certified: 5}}
+	h, _ := coverageRouter(f, researcher)
+	rec, doc := do(t, h, httptest.NewRequest(http.MethodGet, "/coverage", nil), false)
+	if rec.Code != 200 {
+		t.Fatal(rec.Code, rec.Body)
+	}
+	if got := doc.Find("[data-testid=pool]").Text(); !strings.HasPrefix(got, "demo · 5 trajectories") {
+		t.Errorf("default pool = %q, want demo, the newest run with certified trajectories", got)
+	}
+	if got := doc.Find("[data-testid=pool-note]").Text(); !strings.Contains(got, "showing demo, the newest run with certified trajectories (fresh, newer, has none yet)") {
+		t.Errorf("pool note = %q", got)
+	}
+	if got := strings.Join(strings.Fields(doc.Find("[data-testid=pool-picker] label").First().Text()), " "); got != "fresh 2 · 0 certified" {
+		t.Errorf("run choice = %q, want its trajectories and certified ones", got)
+	}
+	if doc.Find("[data-testid=heatmap-transitions]").Length() != 1 {
+		t.Error("the default pool has no heatmap")
+	}
+
+	// Asked for explicitly, the uncertified run gets a plain explanation and
+	// no empty heatmaps, deficit table or selection simulator.
+	rec, doc = do(t, h, httptest.NewRequest(http.MethodGet, "/coverage?run=2", nil), false)
+	if rec.Code != 200 {
+		t.Fatal(rec.Code, rec.Body)
+	}
+	if got := doc.Find("[data-testid=coverage-no-certified]").Text(); !strings.Contains(got, "None of the 2 trajectories in this pool is certified yet.") {
+		t.Errorf("no-certified message = %q", got)
+	}
+	if n := doc.Find("[data-testid^=heatmap-], [data-testid=deficits], [data-testid=selection]").Length(); n != 0 {
+		t.Errorf("%d empty heatmaps or panels shown for a pool without certified trajectories", n)
+	}
+	if doc.Find("[data-testid=pool-note]").Length() != 0 {
+		t.Error("a chosen pool carries the default-pool note")
+	}
+
+	// No run has certified trajectories: the newest, with the explanation.
+	f.runs[1].Certified = 0
+	_, doc = do(t, h, httptest.NewRequest(http.MethodGet, "/coverage", nil), false)
+	if got := doc.Find("[data-testid=pool]").Text(); !strings.HasPrefix(got, "fresh") || doc.Find("[data-testid=coverage-no-certified]").Length() != 1 {
+		t.Errorf("all uncertified: pool %q, want the newest run with the explanation", got)
+	}
+}
+
+// The selection simulator opened on its own (a reload, a new tab, no
+// JavaScript) names its pool and leads back to the pool's coverage page;
+// the htmx swap stays the bare panel. Its figures use thousands separators
+// and spaced middle dots.
+func TestCoverageSelectionStandalone(t *testing.T) {
+	h, _ := coverageRouter(newFakeCoverage(), researcher)
+	const path = "/coverage/selection?run=1&scale=8B&budget=2"
+	rec, doc := do(t, h, httptest.NewRequest(http.MethodGet, path, nil), false)
+	if rec.Code != 200 {
+		t.Fatal(rec.Code, rec.Body)
+	}
+	if href := doc.Find("[data-testid=selection-back]").AttrOr("href", ""); href != "/coverage?run=1&scale=8B" {
+		t.Errorf("back link = %q, want the pool's coverage page", href)
+	}
+	if got := doc.Find("h1").Text(); got != "Selection: demo" {
+		t.Errorf("heading = %q", got)
+	}
+	if got := doc.Find("[data-testid=selection-pool]").Text(); got != "demo" {
+		t.Errorf("result names pool %q, want demo", got)
+	}
+	stages := strings.Join(strings.Fields(doc.Find("[data-testid=selection-result] p.small").First().Text()), " ")
+	if !strings.HasPrefix(stages, "structured stages: ") || strings.Contains(stages, "·") && !strings.Contains(stages, " · ") {
+		t.Errorf("stages = %q, want spaced middle dots", stages)
+	}
+	rec, doc = do(t, h, httptest.NewRequest(http.MethodGet, path, nil), true)
+	if rec.Code != 200 || doc.Find("[data-testid=selection-back]").Length() != 0 || doc.Find("#selection").Length() != 1 {
+		t.Errorf("htmx selection: status %d, want the bare panel", rec.Code)
+	}
+}
+
+func TestCovDecimal(t *testing.T) {
+	for x, want := range map[float64]string{6594.24: "6,594.2", 18.2: "18.2", 0: "0.0", 1234567.89: "1,234,567.9", -1500.5: "-1,500.5"} {
+		if got := covDecimal(x); got != want {
+			t.Errorf("covDecimal(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+// A domain × action cell counts decisions; the trajectories it links to
+// say so, with both numbers, so the two are not read as one count.
+func TestCoverageDomainActionUnit(t *testing.T) {
+	h, _ := coverageRouter(newFakeCoverage(), researcher)
+	_, doc := do(t, h, httptest.NewRequest(http.MethodGet, "/coverage/trajectories?run=1&scale=8B&domain=airline&action=read", nil), false)
+	got := doc.Find("[data-testid=cell-unit]").Text()
+	if !strings.Contains(got, "counts decisions: its cell is 3 certified decisions of action read in domain airline") ||
+		!strings.Contains(got, "This list counts trajectories: the 3 certified trajectories that hold them.") {
+		t.Errorf("unit note = %q", got)
+	}
+	_, doc = do(t, h, httptest.NewRequest(http.MethodGet, "/coverage/trajectories?run=1&scale=8B&from=read:id&to=respond", nil), false)
+	if doc.Find("[data-testid=cell-unit]").Length() != 0 {
+		t.Error("a transitions cell carries the decisions note")
+	}
+	_, doc = do(t, h, httptest.NewRequest(http.MethodGet, "/coverage?run=1&scale=8B", nil), false)
+	if got := doc.Find("[data-testid=heatmap-domain-action] figcaption").Text(); !strings.Contains(got, "click for the trajectories that hold them") {
+		t.Errorf("domain × action caption = %q", got)
 	}
 }

@@ -98,8 +98,7 @@ func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	p.Summary = count(pr.Remaining) + " open items match · " + count(pr.Done) + " of " + count(pr.Items) + " queued items settled (" +
-		percent(pr.Done, pr.Items) + ") · " + plural(pr.Conflicts, "conflict") + " waiting for a lead"
+	p.Summary = queueSummary(state, f, pr)
 	p.Empty = "No " + state + " items match these filters."
 	if state == "all" {
 		p.Empty = "No items match these filters."
@@ -148,7 +147,6 @@ func queueRow(it grounding.QueueItem) views.QueueRow {
 		RunName:  it.RunName,
 		Decision: "decision " + strconv.Itoa(it.Ordinal+1),
 		Tool:     it.Tool,
-		Why:      it.Why,
 		Question: questionText(it.Args),
 		LeadNote: it.Note,
 		Source:   it.Source,
@@ -157,6 +155,7 @@ func queueRow(it grounding.QueueItem) views.QueueRow {
 		Priority: strconv.Itoa(it.Priority),
 		Created:  dateTime(it.CreatedAt),
 	}
+	row.Why, row.Evidence = splitWhy(it.Why)
 	if row.Tool == "" {
 		row.Tool = "text reply"
 	}
@@ -291,10 +290,10 @@ func (h *Queue) conflicts(w http.ResponseWriter, r *http.Request, f grounding.Qu
 			RunName:  c.Item.RunName,
 			Decision: "decision " + strconv.Itoa(c.Item.Ordinal+1),
 			Tool:     c.Item.Tool,
-			Why:      c.Item.Why,
 			Question: questionText(c.Item.Args),
 			FinalURL: "/queue/" + strconv.FormatInt(c.Item.ID, 10) + "/final",
 		}
+		row.Why, row.Evidence = splitWhy(c.Item.Why)
 		for _, v := range c.Verdicts {
 			row.Verdicts = append(row.Verdicts, eventView(v))
 		}
@@ -552,4 +551,33 @@ func (h *Queue) Prioritize(w http.ResponseWriter, r *http.Request) {
 	}
 	q := url.Values{"run": {strconv.FormatInt(runID, 10)}, "scale": {s.Name}, "ranked": {strconv.Itoa(n)}}
 	http.Redirect(w, r, withQuery("/queue", q), http.StatusSeeOther)
+}
+
+// queueSummary describes what the list shows, in its state. The figures
+// are the run's queue counters (all runs without a run): only the open
+// count is narrowed by domain, tool and reason, so a narrowed list of
+// another state does not borrow the run's count as its own.
+func queueSummary(state string, f grounding.QueueFilter, pr grounding.Progress) string {
+	narrowed := f.Domain != "" || f.Tool != "" || f.Reason != ""
+	scope := count(pr.Items) + " queued items"
+	if f.RunID == 0 {
+		scope += " in all runs"
+	}
+	settled := count(pr.Done) + " of " + scope + " settled (" + percent(pr.Done, pr.Items) + ")"
+	conflicts := plural(pr.Conflicts, "conflict") + " waiting for a lead"
+	switch {
+	case state == grounding.QueueDone && narrowed:
+		return "Settled items matching these filters · overall, " + settled + " · " + count(pr.Remaining) + " open items match"
+	case state == grounding.QueueDone:
+		return plural(pr.Done, "settled item") + " (" + percent(pr.Done, pr.Items) + " of " + scope + ") · " + count(pr.Remaining) + " still open"
+	case state == grounding.QueueConflict && narrowed:
+		return "Conflicts matching these filters · overall, " + conflicts + " · " + count(pr.Remaining) + " open items match"
+	case state == grounding.QueueConflict:
+		return conflicts + " (of " + scope + ") · " + count(pr.Remaining) + " still open"
+	case state == "all" && narrowed:
+		return "Items in any state matching these filters · " + count(pr.Remaining) + " of them open · overall, " + settled + " · " + conflicts
+	case state == "all":
+		return scope + ": " + count(pr.Remaining) + " open, " + count(pr.Done) + " settled (" + percent(pr.Done, pr.Items) + "), " + conflicts
+	}
+	return count(pr.Remaining) + " open items match · " + settled + " · " + conflicts
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -534,10 +535,10 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 		ExtID:         hd.ExtID,
 		RunName:       hd.RunName,
 		Decision:      card.Title,
-		Why:           it.Why,
 		LeadNote:      it.Note,
 		Card:          card,
 	}
+	ri.Why, ri.Evidence = splitWhy(it.Why)
 	for _, a := range it.Args {
 		ri.Question = append(ri.Question, views.QuestionView{Path: a.Path, Value: valueText(a.Value), Status: a.Status, Note: a.Where.String()})
 	}
@@ -667,4 +668,24 @@ func eventView(e grounding.VerdictEvent) views.EventView {
 		v.Text += " (its human verdict " + string(e.PrevVerdict) + " stands until the new round settles)"
 	}
 	return v
+}
+
+// passEvidence are the reason codes the engine records for arguments it
+// accepted: a normalized or derived value adds no severity (grounding's
+// settle only makes a decision ambiguous for an ambiguous finding), so
+// they never put a decision in the queue. The pages list them as
+// evidence, apart from the reasons it was queued for.
+var passEvidence = []string{grounding.ReasonNormalized, grounding.ReasonDerived}
+
+// splitWhy separates a queued decision's reason codes into the ones that
+// made it ambiguous and the pass evidence recorded alongside them.
+func splitWhy(reasons []string) (why, evidence []string) {
+	for _, r := range reasons {
+		if slices.Contains(passEvidence, r) {
+			evidence = append(evidence, r)
+		} else {
+			why = append(why, r)
+		}
+	}
+	return why, evidence
 }

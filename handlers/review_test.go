@@ -940,3 +940,73 @@ func TestHistoryHidesConflictFromAnnotators(t *testing.T) {
 		t.Errorf("ann's view once settled: state %q, %d events; want done and both verdicts", hv.State, len(hv.Events))
 	}
 }
+
+// "why queued" lists only the reasons that made the decision ambiguous:
+// vis.normalized and vis.derived are pass evidence (an accepted argument)
+// and are shown apart, as evidence, on the review screen, the queue list
+// and the conflicts list.
+func TestWhyQueuedLeavesOutPassEvidence(t *testing.T) {
+	st := adjudicationStore(t)
+	item := func() grounding.QueueItem {
+		it := reviewItem()
+		it.Why = []string{grounding.ReasonChoice, grounding.ReasonNormalized, grounding.ReasonDerived}
+		return it
+	}
+	st.NextFn = func(userID int64, f grounding.QueueFilter) (grounding.Claim, error) {
+		return grounding.Claim{Item: item(), UserID: userID}, nil
+	}
+	st.QueueFn = func(grounding.QueueFilter) (grounding.QueuePage, error) {
+		return grounding.QueuePage{Items: []grounding.QueueItem{item()}}, nil
+	}
+	st.ConflictsFn = func(grounding.QueueFilter) ([]grounding.ConflictItem, error) {
+		it := item()
+		it.State = grounding.QueueConflict
+		return []grounding.ConflictItem{{Item: it}}, nil
+	}
+	codes := func(s *goquery.Selection) string {
+		var out []string
+		s.Each(func(_ int, c *goquery.Selection) { out = append(out, c.Text()) })
+		return strings.Join(out, " ")
+	}
+	_, doc := do(t, adjudicationRouter(st, annotator), httptest.NewRequest("GET", "/review", nil), false)
+	if got := codes(doc.Find(`[data-testid=why-code]`)); got != "vis.choice" {
+		t.Errorf("review why queued = %q, want only vis.choice", got)
+	}
+	if got := codes(doc.Find(`[data-testid=evidence-codes] .code`)); got != "vis.normalized vis.derived" {
+		t.Errorf("review pass evidence = %q", got)
+	}
+	for _, path := range []string{"/queue?state=all", "/queue/conflicts"} {
+		_, doc = do(t, adjudicationRouter(st, researcher), httptest.NewRequest("GET", path, nil), false)
+		scope := doc.Find(`[data-testid=queue-row] td:nth-child(2), [data-testid=conflict] header`)
+		why := codes(scope.ChildrenFiltered(".code"))
+		if why != "vis.choice" {
+			t.Errorf("%s why queued = %q, want only vis.choice", path, why)
+		}
+		if got := codes(scope.Find(`[data-testid=evidence-codes] .code`)); got != "vis.normalized vis.derived" {
+			t.Errorf("%s pass evidence = %q", path, got)
+		}
+	}
+}
+
+// The queue's summary line describes the items listed, in their state:
+// /queue?state=done no longer says "2,096 open items match".
+func TestQueueSummaryFollowsState(t *testing.T) {
+	st := adjudicationStore(t)
+	st.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
+		return grounding.Progress{Remaining: 2096, Items: 2097, Done: 1}, nil
+	}
+	tests := []struct{ path, want string }{
+		{"/queue", "2,096 open items match · 1 of 2,097 queued items in all runs settled (0%) · 0 conflicts waiting for a lead"},
+		{"/queue?state=done", "1 settled item (0% of 2,097 queued items in all runs) · 2,096 still open"},
+		{"/queue?state=done&run=1", "1 settled item (0% of 2,097 queued items) · 2,096 still open"},
+		{"/queue?state=done&tool=bash", "Settled items matching these filters · overall, 1 of 2,097 queued items in all runs settled (0%) · 2,096 open items match"},
+		{"/queue?state=conflict", "0 conflicts waiting for a lead (of 2,097 queued items in all runs) · 2,096 still open"},
+		{"/queue?state=all", "2,097 queued items in all runs: 2,096 open, 1 settled (0%), 0 conflicts waiting for a lead"},
+	}
+	for _, tt := range tests {
+		_, doc := do(t, adjudicationRouter(st, researcher), httptest.NewRequest("GET", tt.path, nil), false)
+		if got := strings.Join(strings.Fields(doc.Find(`[data-testid=queue-summary]`).Text()), " "); got != tt.want {
+			t.Errorf("%s summary = %q\nwant %q", tt.path, got, tt.want)
+		}
+	}
+}

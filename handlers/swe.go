@@ -145,12 +145,16 @@ func (h *SWE) Compare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	table := compareTable(runs, grounding.CompareSWE(outcomes, base), base, len(all))
+	sweCounts := map[int64]int{}
+	for i, run := range runs {
+		sweCounts[run.ID] = len(outcomes[i])
+	}
 	if isPartial(r) {
 		w.Header().Set(HXPushURL, compareURL(runs, base))
 		render(w, r, http.StatusOK, page{fragment: views.SWECompareTableView(table)})
 		return
 	}
-	p := views.SWEComparePage{Form: compareForm(all, runs, base), Table: table, InstancesURL: "/swe/instances"}
+	p := views.SWEComparePage{Form: compareForm(all, runs, base, sweCounts), Table: table, InstancesURL: "/swe/instances"}
 	render(w, r, http.StatusOK, page{title: "SWE diagnostics", section: "swe", body: views.SWECompare(p), fragment: views.SWECompareTableView(table)})
 }
 
@@ -215,12 +219,16 @@ func compareURL(runs []grounding.Run, base int) string {
 	return withQuery("/swe", v)
 }
 
-func compareForm(all, chosen []grounding.Run, base int) views.SWECompareForm {
+// compareForm lists the SWE runs to choose from. sweCounts holds the SWE
+// trajectories of the compared runs: a mixed run says how many of its
+// trajectories are SWE ones, as the table does, rather than its whole count.
+func compareForm(all, chosen []grounding.Run, base int, sweCounts map[int64]int) views.SWECompareForm {
 	f := views.SWECompareForm{Action: "/swe"}
 	for _, run := range all {
 		sel := slices.ContainsFunc(chosen, func(c grounding.Run) bool { return c.ID == run.ID })
+		n, known := sweCounts[run.ID]
 		f.Runs = append(f.Runs, views.SWERunChoice{
-			ID: strconv.FormatInt(run.ID, 10), Name: run.Name, Trajectories: trajectories(run.Trajectories),
+			ID: strconv.FormatInt(run.ID, 10), Name: run.Name, Trajectories: sweOfRun(n, known, run.Trajectories),
 			Selected: sel, Baseline: base >= 0 && base < len(chosen) && chosen[base].ID == run.ID,
 		})
 	}
@@ -318,6 +326,19 @@ func plural(n int, what string) string {
 	return count(n) + " " + what + "s"
 }
 
+// sweOfRun says how many of a run's trajectories are SWE ones: "6
+// trajectories" when all are, "5,939 SWE of 30,000 trajectories" in a mixed
+// run, "30,000 trajectories in the run" when the SWE count is not known.
+func sweOfRun(swe int, known bool, total int) string {
+	switch {
+	case !known:
+		return trajectories(total) + " in the run"
+	case swe == total:
+		return trajectories(total)
+	}
+	return count(swe) + " SWE of " + trajectories(total)
+}
+
 func trajectories(n int) string {
 	if n == 1 {
 		return "1 trajectory"
@@ -345,7 +366,10 @@ func (h *SWE) Run(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if err := h.refresh(r.Context(), run); err != nil {
+	// All the run's outcomes (cached, and shared with the comparison) give
+	// its count of SWE trajectories: a mixed run holds others too.
+	all, err := h.outcomes(r.Context(), run)
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -355,8 +379,8 @@ func (h *SWE) Run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := views.SWERunPage{
-		RunName: run.Name, RunURL: runURL(id), CompareURL: "/swe", Paged: after != "", FirstURL: sweRunURL(id),
-		Summary: trajectories(run.Trajectories) + " in the run; timelines " + strconv.Itoa(sweTimelinePage) + " at a time, by id",
+		RunName: run.Name, RunURL: runURL(id) + "?domain=" + url.QueryEscape(grounding.DomainSWE), CompareURL: "/swe", Paged: after != "", FirstURL: sweRunURL(id),
+		Summary: sweOfRun(len(all), true, run.Trajectories) + "; timelines " + strconv.Itoa(sweTimelinePage) + " at a time, by id",
 	}
 	if next != "" {
 		p.NextURL = sweRunURL(id) + "?after=" + url.QueryEscape(next)

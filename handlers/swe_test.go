@@ -394,3 +394,33 @@ func TestImportSWEDataNote(t *testing.T) {
 		}
 	}
 }
+
+// A mixed run (SWE and customer-service trajectories) is counted the same
+// way everywhere on the SWE pages: by its SWE trajectories, next to the
+// run's whole count, and its trajectory list opens on the SWE domain.
+func TestSWEMixedRunCounts(t *testing.T) {
+	f := sweFake()
+	f.runs[1].Trajectories = 30 // run 1 "base": 2 SWE trajectories of 30
+	_, doc := do(t, sweRouter(f), httptest.NewRequest("GET", "/swe/runs/1", nil), false)
+	summary := strings.Join(strings.Fields(doc.Find("[data-testid=swe-run] > p.muted").First().Text()), " ")
+	if !strings.Contains(summary, "2 SWE of 30 trajectories") {
+		t.Errorf("timeline summary = %q, want the run's 2 SWE of 30 trajectories", summary)
+	}
+	if href := doc.Find("[data-testid=swe-run-list]").AttrOr("href", ""); href != "/runs/1?domain=swe" {
+		t.Errorf("trajectory list link = %q, want the run filtered to domain swe", href)
+	}
+	_, doc = do(t, sweRouter(f), httptest.NewRequest("GET", "/swe", nil), false)
+	var labels []string
+	doc.Find(".swe-run-choice").Each(func(_ int, s *goquery.Selection) {
+		labels = append(labels, strings.Join(strings.Fields(s.Text()), " "))
+	})
+	if got := strings.Join(labels, " | "); got != "base (2 SWE of 30 trajectories) | grpo (2 trajectories)" {
+		t.Errorf("run choices = %q", got)
+	}
+	row := doc.Find("[data-testid=swe-compare-row]").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Find("th").Text(), "base")
+	})
+	if got := row.Find("td").First().Text(); got != "2" {
+		t.Errorf("compare row SWE trajectories = %q, want 2", got)
+	}
+}

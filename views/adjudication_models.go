@@ -50,7 +50,8 @@ type ReviewItem struct {
 	ExtID         string
 	RunName       string
 	Decision      string   // "decision 5 of 6"
-	Why           []string // reason codes
+	Why           []string // reason codes that made it ambiguous
+	Evidence      []string // pass-evidence codes recorded with them (vis.normalized, …)
 	Question      []QuestionView
 	LeadNote      string // the note of a lead who queued it by hand
 	Verdicts      string // "needs 2 independent verdicts · 1 given", "" for k = 1
@@ -134,6 +135,7 @@ type QueueRow struct {
 	Decision string
 	Tool     string
 	Why      []string
+	Evidence []string
 	Question string // "payment_id = credit_card_4959530 (choice)"
 	LeadNote string
 	Source   string
@@ -173,6 +175,7 @@ type ConflictRow struct {
 	Decision string
 	Tool     string
 	Why      []string
+	Evidence []string
 	Question string
 	Verdicts []EventView
 	Notes    []EventView

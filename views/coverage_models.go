@@ -18,6 +18,8 @@ type CoveragePage struct {
 	CanEdit bool
 	Scale   ScaleForm
 	Views   []ViewRow
+	// Note explains a default pool ("No run chosen: showing …").
+	Note string
 }
 
 // RunChoice is one run of the picker.
@@ -51,6 +53,10 @@ type CoverageRegion struct {
 	Heatmaps  []Heatmap
 	Deficits  DeficitTable
 	Selection SelectionForm
+	// Empty, when set, says why there is nothing to map (no certified
+	// trajectory in the pool) and replaces the heatmaps, the deficit table
+	// and the selection simulator.
+	Empty string
 }
 
 // Figure is one number of the pool audit with what it is over.
@@ -161,14 +167,17 @@ type SelectionForm struct {
 	Hidden    []Hidden
 	Budget    string
 	MaxBudget string // parents with a certified trajectory
-	Cores     []Option
-	Error     string
-	Result    *SelectionResult
+	// MaxBudgetText is MaxBudget for reading: 15,781.
+	MaxBudgetText string
+	Cores         []Option
+	Error         string
+	Result        *SelectionResult
 }
 
 // SelectionResult compares structured and random selection of one budget.
 type SelectionResult struct {
 	Budget     string
+	Pool       string // "big", "airline-gpt4o + retail-grok3"
 	Scale      string
 	Seeds      string // "10 seeds (1–10)"
 	Rows       []SelectionRow
@@ -230,6 +239,9 @@ type CoverageTrajectoriesPage struct {
 	Title   string
 	BackURL string
 	Count   string
+	// Unit, for a domain × action cell, says the heatmap counted decisions
+	// where this list counts trajectories.
+	Unit    string
 	Rows    []CoverageTrajectoryRow
 	MoreURL string
 }
@@ -300,4 +312,13 @@ type MemberRow struct {
 	TokenWeight  string
 	ParentStart  bool // first row of its parent
 	ParentWeight string
+}
+
+// SelectionPageView is the selection simulator on a page of its own: the
+// pool it is about and the way back to its coverage page.
+type SelectionPageView struct {
+	Pool    string
+	Scale   string
+	BackURL string
+	Form    SelectionForm
 }

@@ -272,7 +272,7 @@ func SWECompareTableView(t SWECompareTable) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "; Δ is the paired difference to it</caption> <thead><tr><th scope=\"col\">run</th><th scope=\"col\" class=\"num\">trajectories</th><th scope=\"col\" class=\"num\">instances</th><th scope=\"col\" class=\"num\">shared with baseline</th><th scope=\"col\" class=\"num\">localization</th><th scope=\"col\" class=\"num\">reproduction</th><th scope=\"col\" class=\"num\">verification</th><th scope=\"col\" class=\"num\">completion</th><th scope=\"col\" class=\"num\">resolved</th><th scope=\"col\" class=\"num\">steps</th><th scope=\"col\">stage share</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "; Δ is the paired difference to it</caption> <thead><tr><th scope=\"col\">run</th><th scope=\"col\" class=\"num\">SWE trajectories</th><th scope=\"col\" class=\"num\">instances</th><th scope=\"col\" class=\"num\">shared with baseline</th><th scope=\"col\" class=\"num\">localization</th><th scope=\"col\" class=\"num\">reproduction</th><th scope=\"col\" class=\"num\">verification</th><th scope=\"col\" class=\"num\">completion</th><th scope=\"col\" class=\"num\">resolved</th><th scope=\"col\" class=\"num\">steps</th><th scope=\"col\">stage share</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -858,7 +858,7 @@ func SWERun(p SWERunPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "\">trajectory list</a></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "\" data-testid=\"swe-run-list\">list of its SWE trajectories</a></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -285,6 +285,25 @@ func TestBrowserDecisionPanes(t *testing.T) {
 	if !strings.HasPrefix(fit, "fits: ") || !strings.Contains(fit, "ambiguous,supervised") || strings.Contains(fit, "source") {
 		t.Errorf("run table at 900 px: %s", fit)
 	}
+	// The admin's top bar (nine links) wraps instead of pushing the page
+	// sideways: "log out" stays inside the window at 900 px and at 600 px.
+	topbarFits := `(() => {
+		const out = [...document.querySelectorAll("header button")].find(b => b.textContent.trim() === "log out");
+		const r = out.getBoundingClientRect();
+		const w = document.documentElement.clientWidth;
+		return (document.documentElement.scrollWidth <= w && r.right <= w && r.left >= 0 ? "fits" : "overflows") +
+			" scrollWidth " + document.documentElement.scrollWidth + " window " + w + " log out right " + Math.round(r.right);
+	})()`
+	if got := evalString(t, ctx, topbarFits); !strings.HasPrefix(got, "fits") {
+		t.Errorf("top bar at 900 px: %s", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(600, 1000), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`header`))); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, ctx, topbarFits); !strings.HasPrefix(got, "fits") {
+		t.Errorf("top bar at 600 px: %s", got)
+	}
+	screenshot(t, ctx, "04b-topbar-600px")
 	if p := problems(); len(p) > 0 {
 		t.Errorf("console errors: %v", p)
 	}
