@@ -43,7 +43,7 @@ var (
 		"trajectory_id", "run_id", "ordinal", "message_idx", "call_idx", "tool", "observation_idx", "is_error",
 		"action", "e", "v", "g", "flow_ok", "auto_verdict", "verdict", "mask", "queued", "reasons", "args", "question", "detail",
 	}
-	reasonColumns = []string{"trajectory_id", "ordinal", "run_id", "reason"}
+	reasonColumns = []string{"trajectory_id", "ordinal", "run_id", "reason", "tool"}
 	sftColumns    = []string{"trajectory_id", "messages", "marks", "tools_sha"}
 	queueColumns  = []string{"run_id", "trajectory_id", "ordinal", "source", "why", "priority", "required", "state", "created_at"}
 )
@@ -578,7 +578,7 @@ func (w *importWriter) prepare(t *grounding.Trajectory, scratch *importScratch) 
 			c.Action, c.E, c.V, c.G, c.Workflow, string(c.Verdict), string(c.Verdict), c.Mask, c.Queued,
 			reasons, args, question, cleanText(c.Detail))
 		for _, r := range dedupe(c.Reasons) {
-			p.reasons = append(p.reasons, nil, d.Ordinal, w.runID, r)
+			p.reasons = append(p.reasons, nil, d.Ordinal, w.runID, r, d.Tool)
 		}
 		if c.Queued {
 			// Until coverage deficits exist, a trajectory's queued

@@ -206,8 +206,8 @@ func saveCheck(ctx context.Context, tx *sqlx.Tx, forUpdate string, id int64, r g
 	}
 	for _, d := range r.Decisions {
 		for _, reason := range dedupe(d.Reasons) {
-			if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO decision_reasons (trajectory_id, ordinal, run_id, reason)
-				SELECT id, ?, run_id, ? FROM trajectories WHERE id = ?`), d.Ordinal, reason, id); err != nil {
+			if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO decision_reasons (trajectory_id, ordinal, run_id, reason, tool)
+				SELECT trajectory_id, ordinal, run_id, ?, tool FROM decisions WHERE trajectory_id = ? AND ordinal = ?`), reason, id, d.Ordinal); err != nil {
 				return 0, storeErr(op, err)
 			}
 		}

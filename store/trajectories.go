@@ -160,37 +160,6 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 	if counter != "" {
 		where = append(where, counter)
 	}
-	match, ord, matchArgs := decisionMatch(f, "t")
-	switch {
-	case match == "" || (counter != "" && f.Tool == "" && f.Reason == ""):
-	case f.Verdict != "" && f.Verdict != string(grounding.VerdictPass) && f.Reason != "" && f.Tool != "" && db.d.name == "sqlite":
-		// SQLite, with a reason and a tool: the same list, each entry
-		// checked for the reason (CROSS JOIN keeps decisions first).
-		// BenchmarkRunPageRareDecision reason-tool-fail: 199 -> 23 ms.
-		// Postgres' own plan for the walk below was faster there (7.7 ms
-		// against 12.9 with this list), so it keeps the walk.
-		where = append(where, `t.id IN (SELECT d.trajectory_id FROM decisions d CROSS JOIN decision_reasons dr
-			WHERE dr.trajectory_id = d.trajectory_id AND dr.ordinal = d.ordinal AND dr.reason = ?
-			AND d.run_id = ? AND d.tool = ? AND d.verdict = ? AND d.verdict <> 'pass')`)
-		args = append(args, f.Reason, f.RunID, f.Tool, f.Verdict)
-	case f.Verdict != "" && f.Verdict != string(grounding.VerdictPass) && f.Reason == "":
-		// A tool's decisions that did not pass are few (one decision in
-		// 25 did not pass on generated pools) and indexed by run, verdict
-		// and tool (decisions_run_unsettled_idx): find the trajectories
-		// from them. A walk in page order probing each trajectory reads
-		// the whole run when matches are rare or late: SQLite took 113 ms
-		// for tool=get_line_details&verdict=fail (2,156 matches among
-		// 50,000 trajectories), 10 ms this way. With a reason the walk
-		// stays: a common reason (term.failed) makes the list long, and
-		// SQLite then took 180 ms this way against 10 ms walking.
-		inRun, _, inArgs := decisionMatch(f, "")
-		where = append(where, "t.id IN (SELECT d.trajectory_id FROM "+inRun+")")
-		args = append(args, inArgs...)
-		args = append(args, f.RunID)
-	default:
-		where = append(where, "EXISTS (SELECT 1 FROM "+match+")")
-		args = append(args, matchArgs...)
-	}
 	if f.Search != "" {
 		where = append(where, db.d.extIDContains)
 		args = append(args, "%"+escapeLike(f.Search)+"%")
@@ -199,19 +168,55 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		where = append(where, "(t.sort_key, t.ext_id) > (?, ?)")
 		args = append(args, naturalKey(f.After), f.After)
 	}
-	// One row more than the page tells whether a next page exists.
+	match, ord, matchArgs := decisionMatch(f, "t")
 	cols := summaryColumns
 	if match != "" {
 		// The first decision that meets the filter, for the row's link: a
 		// probe of one trajectory's decisions for each row of the page.
 		cols += `, (SELECT MIN(` + ord + `) FROM ` + match + `) AS first_match`
-		args = append(matchArgs[:len(matchArgs):len(matchArgs)], args...)
 	}
-	q := `SELECT ` + cols + ` FROM trajectories t WHERE ` + strings.Join(where, " AND ") +
-		` ORDER BY t.sort_key, t.ext_id` + limitSQL(limit+1)
-
-	rows := make([]summaryRow, 0, limit+1) // sized once, not grown row by row
-	if err := db.sel(ctx, &rows, q, args...); err != nil {
+	// read runs the page's query over from (which binds fromArgs) with the
+	// conditions above and cond. One row more than the page tells whether
+	// a next page exists.
+	read := func(from string, fromArgs []any, cond string, condArgs []any) ([]summaryRow, error) {
+		w := where
+		if cond != "" {
+			w = append(w[:len(w):len(w)], cond)
+		}
+		q := `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + strings.Join(w, " AND ") +
+			` ORDER BY t.sort_key, t.ext_id` + limitSQL(limit+1)
+		rows := make([]summaryRow, 0, limit+1) // sized once, not grown row by row
+		err := db.sel(ctx, &rows, q, slices.Concat(matchArgs, fromArgs, args, condArgs)...)
+		return rows, err
+	}
+	var rows []summaryRow
+	var err error
+	nonPass := f.Verdict != "" && f.Verdict != string(grounding.VerdictPass)
+	switch {
+	case match == "" || (counter != "" && f.Tool == "" && f.Reason == ""):
+		rows, err = read("trajectories t", nil, "", nil)
+	case nonPass && f.Reason == "":
+		// A tool's decisions that did not pass are few (one decision in
+		// 25 did not pass on generated pools) and indexed by run, verdict
+		// and tool (decisions_run_unsettled_idx): find the trajectories
+		// from them, probed from a walk of the run's order index.
+		// tool=get_line_details&verdict=fail, 2,156 matches among 50,000
+		// trajectories: SQLite 113 ms walking, 9 ms so; Postgres 56 -> 13.
+		// (decisionPage took 94 ms on SQLite: over listMax, its walk
+		// window then its list.)
+		inRun, _, inArgs := decisionMatch(f, "")
+		rows, err = read("trajectories t", nil, "t.id IN (SELECT d.trajectory_id FROM "+inRun+")", append(inArgs, f.RunID))
+	case db.d.name == "postgres" && f.Reason == "":
+		// Postgres keeps its walk for a tool with or without pass (0.6 ms for
+		// a common one). decisionPage's counts and bounds cost more there
+		// (cancel_reservation&verdict=pass 0.6 -> 48 ms, measured under
+		// load); a tool late in page order still walks (tool=cancel_line
+		// 100 ms).
+		rows, err = read("trajectories t", nil, "EXISTS (SELECT 1 FROM "+match+")", matchArgs)
+	default:
+		rows, err = db.decisionPage(ctx, f, limit, decisionWalk{match, matchArgs, where, args}, read)
+	}
+	if err != nil {
 		return grounding.TrajectoryPage{}, storeErr(fmt.Sprintf("list trajectories of run %d", f.RunID), err)
 	}
 	var page grounding.TrajectoryPage
@@ -224,6 +229,159 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		page.Rows[i] = r.summary()
 	}
 	return page, nil
+}
+
+// Bounds of decisionPage's choice between a list and a walk.
+const (
+	// listMax: a list that starts from fewer decisions (index entries)
+	// than this is read without trying a walk first.
+	listMax = 2000
+	// walkWindow is how many of the run's trajectories, in page order
+	// after the cursor, a walk probes before it gives way to the list.
+	walkWindow = 1000
+)
+
+// decisionWalk is what decisionPage needs of Trajectories' filter: the
+// per-trajectory probe (decisionMatch with "t") and the trajectory
+// conditions, each with its arguments.
+type decisionWalk struct {
+	match     string
+	matchArgs []any
+	where     []string
+	args      []any
+}
+
+// decisionList is one way to list a filter's decisions from an index:
+// "SELECT tid FROM from WHERE conds" over the index, with join checking
+// each entry for what the index does not hold.
+type decisionList struct {
+	tid, from, conds string
+	args             []any
+	join             string
+	joinArgs         []any
+}
+
+// decisionPage reads a page of trajectories for a tool, a reason or a
+// verdict with either. Two ways find them.
+//
+// A walk probes the run's trajectories in page order and stops at a full
+// page: fast when matches are dense and early (reason=term.failed, 0.6
+// ms), but it reads to the end of the run when they are rare or late.
+// reason=vis.normalized&tool=cancel_line matches 2 of 50,000 trajectories:
+// SQLite walked them all in 812 ms, Postgres in 1.7 s.
+//
+// A list starts from the matching decisions in an index and sorts their
+// trajectories: its cost follows the entries it reads, wherever they fall
+// in page order. The index is the narrowest of those that answer the
+// filter, by a count capped at listMax: a verdict other than pass,
+// decisions_run_unsettled_idx (run, verdict, tool); a reason,
+// decision_reasons_run_tool_idx (run, reason, tool: a reason on a tool is
+// one range); a tool alone, decisions_run_tool_idx. Each entry is checked
+// by primary key for the rest (the reason, the verdict).
+//
+// Under listMax entries, the list. Else a walk of the run's next
+// walkWindow trajectories, which is the page when it fills one or reaches
+// the end of the run; else the list.
+func (db *DB) decisionPage(ctx context.Context, f grounding.TrajectoryFilter, limit int, walk decisionWalk,
+	read func(from string, fromArgs []any, cond string, condArgs []any) ([]summaryRow, error)) ([]summaryRow, error) {
+	var lists []decisionList
+	if f.Verdict != "" && f.Verdict != string(grounding.VerdictPass) {
+		// The partial index's predicate is stated for generic plans.
+		l := decisionList{tid: "d.trajectory_id", from: "decisions d",
+			conds: "d.run_id = ? AND d.verdict = ? AND d.verdict <> 'pass'", args: []any{f.RunID, f.Verdict}}
+		if f.Tool != "" {
+			l.conds += " AND d.tool = ?"
+			l.args = append(l.args, f.Tool)
+		}
+		if f.Reason != "" {
+			// CROSS JOIN keeps the decisions first under SQLite.
+			l.join = " CROSS JOIN decision_reasons dr WHERE dr.trajectory_id = d.trajectory_id AND dr.ordinal = d.ordinal AND dr.reason = ? AND "
+			l.joinArgs = []any{f.Reason}
+		}
+		lists = append(lists, l)
+	}
+	if f.Reason != "" {
+		l := decisionList{tid: "dr.trajectory_id", from: "decision_reasons dr",
+			conds: "dr.run_id = ? AND dr.reason = ?", args: []any{f.RunID, f.Reason}}
+		if f.Tool != "" {
+			l.conds += " AND dr.tool = ?"
+			l.args = append(l.args, f.Tool)
+		}
+		if f.Verdict != "" {
+			l.join = " CROSS JOIN decisions d WHERE d.trajectory_id = dr.trajectory_id AND d.ordinal = dr.ordinal AND d.verdict = ? AND "
+			l.joinArgs = []any{f.Verdict}
+		}
+		lists = append(lists, l)
+	} else if f.Verdict == "" || f.Verdict == string(grounding.VerdictPass) {
+		l := decisionList{tid: "d.trajectory_id", from: "decisions d",
+			conds: "d.run_id = ? AND d.tool = ?", args: []any{f.RunID, f.Tool}}
+		if f.Verdict != "" {
+			l.join = " WHERE d.verdict = ? AND "
+			l.joinArgs = []any{f.Verdict}
+		}
+		lists = append(lists, l)
+	}
+	best, fewest := lists[0], listMax+1
+	for _, l := range lists {
+		// The index's entries alone, without the checks of join.
+		var n int
+		if err := db.get(ctx, &n, `SELECT COUNT(*) FROM (SELECT 1 FROM `+l.from+` WHERE `+l.conds+limitSQL(listMax)+`) c`, l.args...); err != nil {
+			return nil, err
+		}
+		if n < fewest {
+			best, fewest = l, n
+		}
+	}
+	list := func() ([]summaryRow, error) {
+		q := best.tid + " FROM " + best.from + " WHERE " + best.conds
+		if best.join != "" {
+			q = best.tid + " FROM " + best.from + best.join + best.conds
+		}
+		// CROSS JOIN: the list first, then each trajectory by its key;
+		// only the page's rows are read in full, and probed for their
+		// first match, after the sort.
+		page := `(SELECT t.id AS page_id FROM (SELECT DISTINCT ` + q + `) m CROSS JOIN trajectories t
+			WHERE t.id = m.trajectory_id AND ` + strings.Join(walk.where, " AND ") +
+			` ORDER BY t.sort_key, t.ext_id` + limitSQL(limit+1) + `) p CROSS JOIN trajectories t`
+		return read(page, slices.Concat(best.joinArgs, best.args, walk.args), "t.id = p.page_id", nil)
+	}
+	if fewest < listMax {
+		return list()
+	}
+	// The walk's window ends at the run's walkWindow-th trajectory after
+	// the cursor, read from trajectories_run_order_idx; none when fewer
+	// remain, and then the walk is the whole answer.
+	bq := `SELECT t.sort_key, t.ext_id FROM trajectories t WHERE t.run_id = ?`
+	bArgs := []any{f.RunID}
+	if f.After != "" {
+		bq += ` AND (t.sort_key, t.ext_id) > (?, ?)`
+		bArgs = append(bArgs, naturalKey(f.After), f.After)
+	}
+	var bound []struct {
+		Key string `db:"sort_key"`
+		ID  string `db:"ext_id"`
+	}
+	window := walkWindow
+	if f.Verdict != "" && f.Verdict != string(grounding.VerdictPass) {
+		// The trajectory's counter (n_fail > 0) skips most of the window
+		// unprobed: one trajectory in 20 has a decision that did not
+		// pass. reason=term.failed&verdict=fail fills its page in the
+		// first 2,075 trajectories: 6 ms walking, 50 from the list.
+		window *= 10
+	}
+	if err := db.sel(ctx, &bound, bq+` ORDER BY t.sort_key, t.ext_id`+limitSQL(1)+` OFFSET `+strconv.Itoa(window-1), bArgs...); err != nil {
+		return nil, err
+	}
+	cond, condArgs := "EXISTS (SELECT 1 FROM "+walk.match+")", walk.matchArgs
+	if len(bound) == 1 {
+		cond += " AND (t.sort_key, t.ext_id) <= (?, ?)"
+		condArgs = append(condArgs[:len(condArgs):len(condArgs)], bound[0].Key, bound[0].ID)
+	}
+	rows, err := read("trajectories t", nil, cond, condArgs)
+	if err != nil || len(rows) > limit || len(bound) == 0 {
+		return rows, err
+	}
+	return list()
 }
 
 // decisionMatch is what a trajectory filter asks of the decisions of a
@@ -243,8 +401,10 @@ func decisionMatch(f grounding.TrajectoryFilter, traj string) (from, ord string,
 	if f.Reason != "" {
 		// Reasons lead: their index (run_id, reason, trajectory_id) finds
 		// the decisions, whose primary key then gives tool and verdict.
+		// The reason's rows carry their decision's tool (migration
+		// 00024), so only a verdict needs the decision itself.
 		from, ord, alias = "decision_reasons dr", "dr.ordinal", "dr"
-		if f.Tool != "" || f.Verdict != "" {
+		if f.Verdict != "" {
 			from += " JOIN decisions d ON d.trajectory_id = dr.trajectory_id AND d.ordinal = dr.ordinal"
 		}
 		conds = append(conds, "dr.reason = ?")
@@ -253,10 +413,23 @@ func decisionMatch(f grounding.TrajectoryFilter, traj string) (from, ord string,
 		from, ord = "decisions d", "d.ordinal"
 	}
 	if traj != "" {
-		conds = append(conds, alias+".run_id = "+traj+".run_id", alias+".trajectory_id = "+traj+".id")
+		if alias == "dr" {
+			// By the primary key (trajectory_id, ordinal, reason): a
+			// trajectory has a few reason rows. Given the run as well,
+			// SQLite chose the covering decision_reasons_run_tool_idx
+			// on (run_id, reason) alone and read every row of the reason
+			// for each trajectory probed.
+			conds = append(conds, "dr.trajectory_id = "+traj+".id")
+		} else {
+			conds = append(conds, "d.run_id = "+traj+".run_id", "d.trajectory_id = "+traj+".id")
+		}
 	}
 	if f.Tool != "" {
-		conds = append(conds, "d.tool = ?")
+		if f.Reason != "" {
+			conds = append(conds, "dr.tool = ?")
+		} else {
+			conds = append(conds, "d.tool = ?")
+		}
 		args = append(args, f.Tool)
 	}
 	if f.Verdict != "" {

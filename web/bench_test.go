@@ -279,6 +279,23 @@ func BenchmarkRunPageRareDecision(b *testing.B) {
 				{"tool-pass", "tool=cancel_reservation&verdict=pass"},    // common
 				{"reason-fail", "reason=term.failed&verdict=fail"},       // common reason
 				{"reason-tool-fail", "reason=vis.hidden_leak&verdict=fail&tool=get_reservation_details"},
+				// A reason with a tool, or with verdict=pass (audit S1):
+				// each alone is common, together rare or never.
+				{"reason-tool", "reason=vis.normalized&tool=cancel_line"},                               // 2 matches, late
+				{"reason-tool-none", "reason=vis.normalized&tool=get_user_details"},                     // no match; both common
+				{"reason-tool-unknown", "reason=vis.normalized&verdict=pass&tool=bash"},                 // no such tool
+				{"reason-tool-pass", "reason=vis.normalized&tool=get_reservation_details&verdict=pass"}, // 28 matches
+				{"reason-tool-pass-none", "reason=vis.derived&verdict=pass&tool=update_reservation"},    // no match
+				{"reason-tool-success", "reason=vis.normalized&tool=cancel_line&success=yes"},           // 1 match
+				{"reason-pass-none", "reason=exec.error&verdict=pass"},                                  // no match
+				{"reason-fail", "reason=vis.contradiction&verdict=fail"},                                // 358 matches
+				{"reason-rare", "reason=vis.contradiction"},                                             // 358 matches
+				{"reason-tool-dense", "reason=term.failed&tool=get_user_details"},                       // 13,594 matches, early
+				{"reason-pass-dense", "reason=term.failed&verdict=pass"},                                // common
+				{"reason-common", "reason=term.failed"},                                                 // common
+				{"tool-late", "tool=cancel_line"},                                                       // telecom only: late in page order
+				{"tool-pass-late", "tool=cancel_line&verdict=pass"},                                     // the same with pass
+				{"reason-tool-deep", "reason=vis.normalized&tool=update_line&after=gen-retail-010000"},  // keyset page
 			} {
 				b.Run(c.name, func(b *testing.B) { latency(b, get, fmt.Sprintf("/runs/%d?%s", res.RunID, c.query)) })
 			}

@@ -1454,6 +1454,26 @@ func testCheckFilters(t *testing.T, db *store.DB) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("filter tool=%q verdict=%q reason=%q = %v, want %v (ext id: first decision meeting all)", c.tool, c.verdict, c.reason, got, want)
 		}
+		// Keyset pages of two rows give the same rows in the same order,
+		// each page's cursor its last row.
+		var paged []grounding.TrajectorySummary
+		for after := ""; ; {
+			p, err := db.Trajectories(ctx, grounding.TrajectoryFilter{RunID: run.ID, Tool: c.tool, Verdict: c.verdict, Reason: c.reason, After: after, Limit: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			paged = append(paged, p.Rows...)
+			if p.Next == "" {
+				break
+			}
+			if p.Next != p.Rows[len(p.Rows)-1].ExtID || len(paged) > len(page.Rows) {
+				t.Fatalf("filter tool=%q verdict=%q reason=%q: page after %q has cursor %q", c.tool, c.verdict, c.reason, after, p.Next)
+			}
+			after = p.Next
+		}
+		if len(paged) != len(page.Rows) || len(paged) > 0 && !reflect.DeepEqual(paged, page.Rows) {
+			t.Errorf("filter tool=%q verdict=%q reason=%q: pages of two differ from one page:\n%+v\n%+v", c.tool, c.verdict, c.reason, paged, page.Rows)
+		}
 	}
 	// A single condition also names the first decision meeting it.
 	for _, v := range []grounding.Verdict{grounding.VerdictPass, grounding.VerdictFail, grounding.VerdictAmbiguous} {
