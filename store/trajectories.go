@@ -206,6 +206,12 @@ func (db *DB) Trajectories(ctx context.Context, f grounding.TrajectoryFilter) (g
 		// window then its list.)
 		inRun, _, inArgs := decisionMatch(f, "")
 		rows, err = read("trajectories t", nil, "t.id IN (SELECT d.trajectory_id FROM "+inRun+")", append(inArgs, f.RunID))
+	case db.d.name == "postgres" && f.Tool == "" && nonPass:
+		// A reason with fail or ambiguous: Postgres' walk finds a common
+		// one's page early (reason=term.failed&verdict=fail 5 ms), where
+		// decisionPage's bounded window took 68-79 ms; a rare one
+		// (vis.contradiction&verdict=fail) walks in 10 ms.
+		rows, err = read("trajectories t", nil, "EXISTS (SELECT 1 FROM "+match+")", matchArgs)
 	case db.d.name == "postgres" && f.Reason == "":
 		// Postgres keeps its walk for a tool with or without pass (0.6 ms for
 		// a common one). decisionPage's counts and bounds cost more there
