@@ -3,8 +3,8 @@ package storetest
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
