@@ -602,7 +602,11 @@ func exportForm(q url.Values, runs []grounding.Run, domains []string, scales []g
 	}
 	var f views.ExportForm
 	for _, run := range runs {
-		f.Runs = append(f.Runs, opt(run.Name, fmt.Sprintf("%s (%s trajectories)", run.Name, count(run.Trajectories)), q.Get("run")))
+		n := count(run.Trajectories) + " trajectories"
+		if run.Trajectories == 1 {
+			n = "1 trajectory"
+		}
+		f.Runs = append(f.Runs, opt(run.Name, run.Name+" ("+n+")", q.Get("run")))
 	}
 	format := cmpOr(q.Get("format"), string(grounding.ExportSFT))
 	f.Formats = []views.Option{

@@ -337,6 +337,7 @@ func TestExportPageAndCount(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			st := newFakeExport()
+			st.runs = append(st.runs, grounding.Run{ID: 8, Name: "solo", Trajectories: 1})
 			aborted := 0
 			h := exportRouter(st, &aborted)
 			req := httptest.NewRequest("GET", "/export?run=demo+run&format=masks&scale=8B&complete=false&limit=0", nil)
@@ -379,6 +380,12 @@ func TestExportPageAndCount(t *testing.T) {
 			if !m.htmx {
 				if doc.Find(`[data-testid=export-form] option[value="8B"][selected]`).Length() != 1 {
 					t.Errorf("the form does not keep the chosen scale")
+				}
+				if got := doc.Find(`[data-testid=export-form] select[name=run] option`).First().Text(); got != "demo run (3 trajectories)" {
+					t.Errorf("run option = %q", got)
+				}
+				if got := doc.Find(`[data-testid=export-form] select[name=run] option`).Last().Text(); got != "solo (1 trajectory)" {
+					t.Errorf("run option of a one-trajectory run = %q", got)
 				}
 			}
 
