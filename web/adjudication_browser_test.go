@@ -652,3 +652,81 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 		t.Errorf("console errors: %v", p)
 	}
 }
+
+// TestBrowserReviewBusyKeepsNote: when the database is busy (SQLite while
+// an import holds its lock) a verdict is refused with 503 and the same
+// item; the note that went with the refused verdict stays in its field,
+// the focus is not moved into it (so the next a still judges), and the
+// keys act at once. The 503 is made in the browser: the verdict request is
+// held and answered with the item's own screen.
+func TestBrowserReviewBusyKeepsNote(t *testing.T) {
+	base, _ := serveAdjudication(t)
+	ann := newBrowser(t)
+	browserLogin(t, ann, base, "ann")
+	var (
+		mu     sync.Mutex
+		paused []fetch.RequestID
+	)
+	if err := chromedp.Listen(ann, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			mu.Lock()
+			paused = append(paused, e.RequestID)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err := chromedp.Do(ann, chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`)), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/verdict"}}})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := currentItem(t, ann)
+	screen := evalString(t, ann, `document.querySelector("#review").outerHTML`)
+	const note = "two cards listed, none named"
+	evalString(t, ann, `(function () { var n = document.querySelector("[data-note-input]"); n.value = "`+note+`"; n.blur(); return ""; })()`)
+	if err := chromedp.Do(ann, typedKey("a")); err != nil {
+		t.Fatal(err)
+	}
+	var id fetch.RequestID
+	for range 100 {
+		mu.Lock()
+		if len(paused) > 0 {
+			id = paused[0]
+		}
+		mu.Unlock()
+		if id != "" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if id == "" {
+		t.Fatal("a sent no verdict")
+	}
+	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: id, ResponseCode: 503,
+			ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html; charset=utf-8"}, {Name: "Retry-After", Value: "5"}},
+			Body:            []byte(screen)})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = chromedp.Run(ann, chromedp.Poll[bool](`!document.querySelector(".htmx-request") && document.querySelector("#review[data-ready]") !== null`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	if err != nil {
+		t.Fatalf("the review screen did not settle after the 503: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := currentItem(t, ann); got != item {
+		t.Errorf("after a 503 the screen shows item %s, want the same item %s", got, item)
+	}
+	if got := evalString(t, ann, `document.querySelector("[data-note-input]").value`); got != note {
+		t.Errorf("after a 503 the note reads %q; want the note that went with the refused verdict, %q", got, note)
+	}
+	if got := evalString(t, ann, `document.activeElement && document.activeElement.matches("[data-note-input]") ? "note" : "elsewhere"`); got != "elsewhere" {
+		t.Errorf("after a 503 the focus is in the note field: the next a would type, not judge")
+	}
+}
