@@ -62,13 +62,17 @@ type Message struct {
 	Content string `json:"content"`
 	// ContentNull is true when the source content was null/absent (OpenAI
 	// assistant messages that only call tools); exports render it as null.
-	ContentNull bool       `json:"-"`
-	ToolCalls   []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID  string     `json:"tool_call_id,omitempty"`
-	Name        string     `json:"name,omitempty"`
-	Error       bool       `json:"error,omitempty"`
-	Visibility  string     `json:"visibility,omitempty"`
-	HiddenKind  string     `json:"hidden_kind,omitempty"`
+	ContentNull bool `json:"-"`
+	// ContentBytes, when larger than len(Content), is the length of a
+	// content of which a page's reader loaded only the start (the store's
+	// MessageWindow cuts very long ones); 0 when Content is whole.
+	ContentBytes int        `json:"-"`
+	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID   string     `json:"tool_call_id,omitempty"`
+	Name         string     `json:"name,omitempty"`
+	Error        bool       `json:"error,omitempty"`
+	Visibility   string     `json:"visibility,omitempty"`
+	HiddenKind   string     `json:"hidden_kind,omitempty"`
 }
 
 // IsHidden reports whether the message is outside the agent-visible projection.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"groundwork/grounding"
 	"groundwork/views"
 )
 
@@ -203,6 +204,22 @@ func text(s string, mono bool, fullURL string) views.Content {
 			c.Size = count(n) + " characters"
 			c.FullURL = fullURL
 		}
+	}
+	return c
+}
+
+// messageText is text for a message's content, which a page's reader may
+// have loaded only in part (m.ContentBytes): then the start is shown, cut,
+// with the full size and the link that loads all of it.
+func messageText(m grounding.Message, mono bool, fullURL string) views.Content {
+	if m.ContentBytes <= len(m.Content) {
+		return text(m.Content, mono, fullURL)
+	}
+	t := strings.TrimSpace(m.Content)
+	c := views.Content{Text: cut(m.Content, maxShown) + "…", Mono: mono || (t != "" && (t[0] == '{' || t[0] == '[')),
+		Truncated: true, Size: byteSize(int64(m.ContentBytes)), FullURL: fullURL}
+	if fullURL == "" { // no way to load the rest: say so
+		c.Text = m.Content + "…"
 	}
 	return c
 }

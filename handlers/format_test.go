@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"groundwork/grounding"
 )
 
 // TestIndentedSizeBoundsIndent: the estimate never falls below what
@@ -40,5 +42,20 @@ func TestPrettyDeepJSONStaysRaw(t *testing.T) {
 	}
 	if got := pretty([]byte(`{"a":[1,2]}`)); got != "{\n  \"a\": [\n    1,\n    2\n  ]\n}" {
 		t.Errorf("ordinary JSON is no longer re-indented: %q", got)
+	}
+}
+
+// TestMessageTextOfACutContent: a content the page's reader loaded only in
+// part is shown cut, with its full size and the link to all of it, and is
+// never re-indented from a part.
+func TestMessageTextOfACutContent(t *testing.T) {
+	m := grounding.Message{Role: grounding.RoleTool, Content: `{"rows": [` + strings.Repeat(`"row", `, 1000), ContentBytes: 60 << 20}
+	c := messageText(m, true, "/trajectories/1/messages/2")
+	if !c.Truncated || c.Size != "60 MiB" || c.FullURL == "" || !c.Mono || !strings.HasSuffix(c.Text, "…") || len([]rune(c.Text)) != maxShown+1 {
+		t.Errorf("cut content = %+v", c)
+	}
+	whole := grounding.Message{Role: grounding.RoleUser, Content: "hello"}
+	if c := messageText(whole, false, "/x"); c.Text != "hello" || c.Truncated {
+		t.Errorf("whole content = %+v", c)
 	}
 }

@@ -494,7 +494,7 @@ func decisionCard(hd grounding.TrajectoryHeader, d grounding.StoredDecision, msg
 	if d.IsReply() {
 		card.Kind = "text reply"
 		card.Action.Reply = true
-		card.Action.Text = text(m.Content, false, messageURL(hd.ID, d.Message, -1))
+		card.Action.Text = messageText(m, false, messageURL(hd.ID, d.Message, -1))
 	} else {
 		card.Action.Tool = d.Tool
 		if haveMsg && d.Call < len(m.ToolCalls) {
@@ -527,7 +527,7 @@ func decisionCard(hd grounding.TrajectoryHeader, d grounding.StoredDecision, msg
 			Message: strconv.Itoa(hm.Index),
 			Where:   "message " + strconv.Itoa(hm.Index) + " · " + hm.Role,
 			Summary: summary(hm.Content, 100),
-			Content: text(hm.Content, hm.Role == grounding.RoleTool, messageURL(hd.ID, hm.Index, -1)),
+			Content: messageText(hm, hm.Role == grounding.RoleTool, messageURL(hd.ID, hm.Index, -1)),
 		})
 	}
 	return card
@@ -559,7 +559,7 @@ func messageView(id int64, m grounding.Message) views.MessageView {
 		Role:       m.Role,
 		HiddenKind: m.HiddenKind,
 		Error:      m.Error,
-		Content:    text(m.Content, m.Role == grounding.RoleTool, messageURL(id, m.Index, -1)),
+		Content:    messageText(m, m.Role == grounding.RoleTool, messageURL(id, m.Index, -1)),
 	}
 	if m.Role == grounding.RoleTool {
 		mv.Name = m.Name

@@ -599,7 +599,8 @@ func windowSelect(shown int) string {
 		FROM (SELECT COALESCE((SELECT idx FROM messages WHERE trajectory_id = ? AND hidden = ? AND idx < ?
 			ORDER BY idx DESC LIMIT 1 OFFSET ` + strconv.Itoa(shown-1) + `), 0) AS lo) v) w)
 SELECT b.lo AS window_lo, b.earlier AS window_earlier, COALESCE(m.idx, -1) AS idx, COALESCE(m.role, '') AS role,
-	COALESCE(m.content, '') AS content, COALESCE(m.content_null, ?) AS content_null, m.tool_calls,
+	COALESCE(substr(m.content, 1, ` + strconv.Itoa(WindowContentChars) + `), '') AS content, COALESCE(octet_length(m.content), 0) AS content_bytes,
+	COALESCE(m.content_null, ?) AS content_null, m.tool_calls,
 	COALESCE(m.tool_call_id, '') AS tool_call_id, COALESCE(m.name, '') AS name, COALESCE(m.is_error, ?) AS is_error,
 	COALESCE(m.hidden, ?) AS hidden, COALESCE(m.hidden_kind, '') AS hidden_kind
 	FROM b LEFT JOIN messages m ON m.trajectory_id = ? AND m.idx <= ?
@@ -608,10 +609,18 @@ SELECT b.lo AS window_lo, b.earlier AS window_earlier, COALESCE(m.idx, -1) AS id
 }
 
 type windowRow struct {
-	Lo      int `db:"window_lo"`
-	Earlier int `db:"window_earlier"`
+	Lo           int `db:"window_lo"`
+	Earlier      int `db:"window_earlier"`
+	ContentBytes int `db:"content_bytes"`
 	messageRow
 }
+
+// WindowContentChars is how much of one message's content MessageWindow
+// reads: pages show 2,000 characters and re-indent JSON up to 256 KiB, so
+// a longer content is read only that far (Message.ContentBytes says how
+// long it is). One 60 MB tool answer had SQLite sort and copy all of it on
+// every view of its page: 1.5-2 s to show 2,000 characters.
+const WindowContentChars = 256 << 10
 
 // MessageWindow reads, in one statement, the messages a page of decisions
 // shows: from the last shown (>= 1) visible messages before index first (or
@@ -644,6 +653,9 @@ func (db *DB) MessageWindow(ctx context.Context, trajectoryID int64, shown, firs
 		m, err := r.message()
 		if err != nil {
 			return grounding.MessageWindow{}, fmt.Errorf("store: %s: %w", op, err)
+		}
+		if r.ContentBytes > len(m.Content) {
+			m.ContentBytes = r.ContentBytes
 		}
 		if m.Index >= w.Lo && hi-w.Lo < span {
 			w.Range = append(w.Range, m)

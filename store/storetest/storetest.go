@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ImportExtIDTwiceInFile", testImportExtIDTwiceInFile},
 		{"ImportInvalid", testImportInvalid},
 		{"ImportCleansText", testImportCleansText},
+		{"MessageWindowCutsLongContent", testMessageWindowCutsLongContent},
 		{"ImportConcurrentSameRun", testImportConcurrentSameRun},
 		{"ImportConcurrentSameFile", testImportConcurrentSameFile},
 		{"RunCounters", testRunCounters},
@@ -1191,6 +1192,34 @@ func testMessageWindows(t *testing.T, db *store.DB) {
 				}
 			}
 		}
+	}
+}
+
+// testMessageWindowCutsLongContent: a page's window reads the start of a
+// very long content, says how long it is, and leaves shorter ones whole;
+// Messages (which recheck reads) stays whole.
+func testMessageWindowCutsLongContent(t *testing.T, db *store.DB) {
+	tr := Simple("long", "x", true, "t")
+	long := strings.Repeat("é", store.WindowContentChars) + strings.Repeat("z", 1000) // 2 bytes a rune, then 1
+	tr.Messages[0].Content = long
+	mustImport(t, db, "long", "long.jsonl", tr)
+	h, err := db.TrajectoryByExtID(ctx, mustRun(t, db, "long").ID, "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := db.MessageWindow(ctx, h.ID, 10, len(tr.Messages)-1, 0, len(tr.Messages)-1, len(tr.Messages), 100)
+	if err != nil || len(w.Range) < 2 {
+		t.Fatalf("MessageWindow = %+v, %v", w, err)
+	}
+	if m := w.Range[0]; m.Content != long[:2*store.WindowContentChars] || m.ContentBytes != len(long) {
+		t.Errorf("the long content: %d bytes read, ContentBytes %d; want the first %d characters and %d", len(m.Content), m.ContentBytes, store.WindowContentChars, len(long))
+	}
+	if m := w.Range[1]; m.ContentBytes != 0 {
+		t.Errorf("a short content is marked cut: ContentBytes %d", m.ContentBytes)
+	}
+	ms, err := db.Messages(ctx, h.ID, 0, 1)
+	if err != nil || len(ms) != 1 || ms[0].Content != long || ms[0].ContentBytes != 0 {
+		t.Errorf("Messages no longer reads the whole content (%d bytes, %v)", len(ms[0].Content), err)
 	}
 }
 
