@@ -547,26 +547,21 @@ func (h *Export) count(r *http.Request, form url.Values, defaultRun string, figu
 		scheme = "https"
 	}
 	file := grounding.NewExportEncoder(f).FileName(s.Snapshot)
+	c := views.ExportCount{URL: link, FileName: file,
+		Curl: fmt.Sprintf(`curl -fS --compressed -H "Authorization: Bearer $GROUNDWORK_TOKEN" -o %s '%s://%s%s'`, file, scheme, r.Host, link)}
 	if !figures {
 		cq := url.Values{"run": {f.RunName}, "format": {string(format)}}
 		for k, v := range q {
 			cq[k] = v
 		}
-		return views.ExportCount{URL: link, FileName: file, CountURL: "/export/count?" + cq.Encode(),
-			Curl: fmt.Sprintf(`curl -fS --compressed -H "Authorization: Bearer $GROUNDWORK_TOKEN" -o %s '%s://%s%s'`, file, scheme, r.Host, link)}, http.StatusOK
+		c.CountURL = "/export/count?" + cq.Encode()
+		return c, http.StatusOK
 	}
-	return views.ExportCount{
-		Trajectories: count(s.Trajectories),
-		Decisions:    count(s.Decisions),
-		Supervised:   count(s.Supervised),
-		Parents:      count(s.Parents),
-		Snapshot:     s.Snapshot.UTC().Format("2006-01-02 15:04:05 UTC"),
-		Empty:        s.Trajectories == 0,
-		URL:          link,
-		FileName:     file,
-		Curl: fmt.Sprintf(`curl -fS --compressed -H "Authorization: Bearer $GROUNDWORK_TOKEN" -o %s '%s://%s%s'`,
-			file, scheme, r.Host, link),
-	}, http.StatusOK
+	c.Trajectories, c.Decisions = count(s.Trajectories), count(s.Decisions)
+	c.Supervised, c.Parents = count(s.Supervised), count(s.Parents)
+	c.Snapshot = s.Snapshot.UTC().Format("2006-01-02 15:04:05 UTC")
+	c.Empty = s.Trajectories == 0
+	return c, http.StatusOK
 }
 
 func cmpOr(a, b string) string {

@@ -127,10 +127,10 @@ func mustUserID(t *testing.T, a *app, name string) int64 {
 	return u.ID
 }
 
-// TestBaseURL: behind a TLS proxy the app sees plain HTTP; --base-url (or
-// $GROUNDWORK_BASE_URL) with https marks the session cookie Secure, and a
-// new token's example command names the public address.
-func TestBaseURL(t *testing.T) {
+// ritaApp serves the app with cfg over a fresh SQLite database holding one
+// researcher, rita (password "password-rita").
+func ritaApp(t *testing.T, cfg web.Config) *app {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "groundwork.db"))
 	if err != nil {
@@ -141,13 +141,22 @@ func TestBaseURL(t *testing.T) {
 	if _, err := db.CreateUser(ctx, "rita", grounding.RoleResearcher, hash); err != nil {
 		t.Fatal(err)
 	}
-	h, err := web.NewHandler(web.Config{BaseURL: "https://gw.example.org/", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db, &fakeImporter{})
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	h, err := web.NewHandler(cfg, db, &fakeImporter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	a := &app{t: t, url: srv.URL, db: db}
+	return &app{t: t, url: srv.URL, db: db}
+}
+
+// TestBaseURL: behind a TLS proxy the app sees plain HTTP; --base-url (or
+// $GROUNDWORK_BASE_URL) with https marks the session cookie Secure, and a
+// new token's example command names the public address.
+func TestBaseURL(t *testing.T) {
+	ctx := context.Background()
+	a := ritaApp(t, web.Config{BaseURL: "https://gw.example.org/"})
 	c := a.client()
 	form := url.Values{"name": {"rita"}, "password": {"password-rita"}, "next": {"/runs"}}
 	resp, _ := a.do(c, "POST", "/login", strings.NewReader(form.Encode()),
@@ -163,7 +172,7 @@ func TestBaseURL(t *testing.T) {
 		t.Errorf("the new token's example does not name the public address:\n%s", body)
 	}
 	// serve refuses a base URL it cannot use, before listening.
-	err = web.Run(ctx, []string{"groundwork", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--base-url", "gw.example.org"},
+	err := web.Run(ctx, []string{"groundwork", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--base-url", "gw.example.org"},
 		func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "expected http://HOST or https://HOST") {
 		t.Errorf("serve --base-url gw.example.org = %v", err)
@@ -229,23 +238,7 @@ func TestBrowserDisableAccount(t *testing.T) {
 func TestProxyHops(t *testing.T) {
 	for _, hops := range []int{0, 1} {
 		t.Run(fmt.Sprintf("hops=%d", hops), func(t *testing.T) {
-			ctx := context.Background()
-			db, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "groundwork.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			hash, _ := bcrypt.GenerateFromPassword([]byte("password-rita"), bcrypt.MinCost)
-			if _, err := db.CreateUser(ctx, "rita", grounding.RoleResearcher, hash); err != nil {
-				t.Fatal(err)
-			}
-			h, err := web.NewHandler(web.Config{ProxyHops: hops, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db, &fakeImporter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(h)
-			t.Cleanup(srv.Close)
-			a := &app{t: t, url: srv.URL, db: db}
+			a := ritaApp(t, web.Config{ProxyHops: hops})
 			login := func(password, forwarded string) int {
 				form := url.Values{"name": {"rita"}, "password": {password}, "next": {"/runs"}}
 				resp, _ := a.do(a.client(), "POST", "/login", strings.NewReader(form.Encode()),

@@ -3,7 +3,6 @@ package web_test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -140,6 +139,101 @@ func typedKey(key string) chromedp.Action[chromedp.Void] {
 // currentItem is the id of the item on the review screen.
 func currentItem(t *testing.T, ctx context.Context) string {
 	return evalString(t, ctx, `(document.querySelector("#review") || {dataset: {}}).dataset.item || ""`)
+}
+
+// requestHold holds the browser's requests that match a URL pattern, with
+// the DevTools Fetch domain, until the test lets one go on or answers it.
+type requestHold struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	paused []fetch.RequestID
+}
+
+func holdRequests(t *testing.T, ctx context.Context) *requestHold {
+	t.Helper()
+	h := &requestHold{ctx: ctx}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			h.mu.Lock()
+			h.paused = append(h.paused, e.RequestID)
+			h.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// start holds the requests whose URL matches pattern from now on.
+func (h *requestHold) start(t *testing.T, pattern string) {
+	t.Helper()
+	h.mu.Lock()
+	h.paused = nil
+	h.mu.Unlock()
+	err := chromedp.Do(h.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: pattern}}})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// one waits (up to 5 s) for a held request and returns it; more than one
+// held is an error (what was sent twice).
+func (h *requestHold) one(t *testing.T, what string) fetch.RequestID {
+	t.Helper()
+	for range 100 {
+		h.mu.Lock()
+		n := len(h.paused)
+		var id fetch.RequestID
+		if n > 0 {
+			id = h.paused[0]
+		}
+		h.mu.Unlock()
+		switch {
+		case n == 1:
+			return id
+		case n > 1:
+			t.Fatalf("%d %s requests held, want 1", n, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no %s request was sent", what)
+	return ""
+}
+
+// release lets a held request go on to the server and stops holding.
+func (h *requestHold) release(t *testing.T, id fetch.RequestID) {
+	t.Helper()
+	h.end(t, func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+		return err
+	})
+}
+
+// answer answers a held request in the browser instead of the server and
+// stops holding.
+func (h *requestHold) answer(t *testing.T, p fetch.FulfillRequestParams) {
+	t.Helper()
+	h.end(t, func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, fetch.FulfillRequest, p)
+		return err
+	})
+}
+
+func (h *requestHold) end(t *testing.T, do func(context.Context, *chromedp.Target) error) {
+	t.Helper()
+	err := chromedp.Do(h.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if err := do(ctx, tg); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func mineToday(t *testing.T, ctx context.Context) string {
@@ -537,47 +631,17 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 	}
 
 	// Typing a note while the verdict is on its way.
-	var (
-		mu     sync.Mutex
-		paused []fetch.RequestID
-	)
-	if err := chromedp.Listen(ann, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			mu.Lock()
-			paused = append(paused, e.RequestID)
-			mu.Unlock()
-		}
-	}); err != nil {
+	hold := holdRequests(t, ann)
+	if err := chromedp.Do(ann, ready); err != nil {
 		t.Fatal(err)
 	}
-	err := chromedp.Do(ann, ready, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/verdict"}}})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hold.start(t, "*/verdict")
 	third := currentItem(t, ann)
 	if err := chromedp.Do(ann, typedKey("a"), typedKey("n"), chromedp.KeyEvent("see orders")); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(600 * time.Millisecond)
-	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		mu.Lock()
-		ids := paused
-		mu.Unlock()
-		if len(ids) != 1 {
-			return fmt.Errorf("%d verdict requests held, want 1", len(ids))
-		}
-		if _, err := cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ids[0]}); err != nil {
-			return err
-		}
-		_, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hold.release(t, hold.one(t, "verdict"))
 	swapped(third)
 	time.Sleep(600 * time.Millisecond)
 	got := evalString(t, ann, `(function () { var n = document.querySelector("[data-note-input]"); return n.value + "|" + (document.activeElement === n); })()`)
@@ -600,34 +664,13 @@ func TestBrowserReviewKeysAreSafe(t *testing.T) {
 
 	// Typing on while a note is being saved: what came after Enter stays
 	// in the field.
-	mu.Lock()
-	paused = nil
-	mu.Unlock()
-	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/note"}}})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hold.start(t, "*/note")
 	evalString(t, ann, `(document.querySelector("[data-note-input]").value = "", "")`)
 	if err := chromedp.Do(ann, chromedp.Focus(chromedp.CSS(`[data-note-input]`)), chromedp.KeyEvent("first"), chromedp.KeyEvent(kb.Enter), chromedp.KeyEvent(" second")); err != nil {
 		t.Fatal(err)
 	}
-	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		mu.Lock()
-		ids := paused
-		mu.Unlock()
-		if len(ids) != 1 {
-			return fmt.Errorf("%d note requests held, want 1", len(ids))
-		}
-		if _, err := cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ids[0]}); err != nil {
-			return err
-		}
-		_, err := cdp.Call(ctx, tg, fetch.Disable, cdp.Empty{})
-		return err
-	}), chromedp.WaitVisible(`//*[@data-testid="my-notes"][contains(., "first")]`))
-	if err != nil {
+	hold.release(t, hold.one(t, "note"))
+	if err := chromedp.Do(ann, chromedp.WaitVisible(`//*[@data-testid="my-notes"][contains(., "first")]`)); err != nil {
 		t.Fatal(err)
 	}
 	if got := evalString(t, ann, `(function () { var n = document.querySelector("[data-note-input]"); return n.value + "|" + (document.activeElement === n); })()`); got != "second|true" {
@@ -663,26 +706,11 @@ func TestBrowserReviewBusyKeepsNote(t *testing.T) {
 	base, _ := serveAdjudication(t)
 	ann := newBrowser(t)
 	browserLogin(t, ann, base, "ann")
-	var (
-		mu     sync.Mutex
-		paused []fetch.RequestID
-	)
-	if err := chromedp.Listen(ann, func(ev any) {
-		if e, ok := ev.(*fetch.EventRequestPaused); ok {
-			mu.Lock()
-			paused = append(paused, e.RequestID)
-			mu.Unlock()
-		}
-	}); err != nil {
+	hold := holdRequests(t, ann)
+	if err := chromedp.Do(ann, chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`))); err != nil {
 		t.Fatal(err)
 	}
-	err := chromedp.Do(ann, chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`)), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/verdict"}}})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hold.start(t, "*/verdict")
 	item := currentItem(t, ann)
 	screen := evalString(t, ann, `document.querySelector("#review").outerHTML`)
 	const note = "two cards listed, none named"
@@ -690,31 +718,10 @@ func TestBrowserReviewBusyKeepsNote(t *testing.T) {
 	if err := chromedp.Do(ann, typedKey("a")); err != nil {
 		t.Fatal(err)
 	}
-	var id fetch.RequestID
-	for range 100 {
-		mu.Lock()
-		if len(paused) > 0 {
-			id = paused[0]
-		}
-		mu.Unlock()
-		if id != "" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if id == "" {
-		t.Fatal("a sent no verdict")
-	}
-	err = chromedp.Do(ann, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: id, ResponseCode: 503,
-			ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html; charset=utf-8"}, {Name: "Retry-After", Value: "5"}},
-			Body:            []byte(screen)})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = chromedp.Run(ann, chromedp.Poll[bool](`!document.querySelector(".htmx-request") && document.querySelector("#review[data-ready]") !== null`,
+	hold.answer(t, fetch.FulfillRequestParams{RequestID: hold.one(t, "verdict"), ResponseCode: 503,
+		ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html; charset=utf-8"}, {Name: "Retry-After", Value: "5"}},
+		Body:            []byte(screen)})
+	_, err := chromedp.Run(ann, chromedp.Poll[bool](`!document.querySelector(".htmx-request") && document.querySelector("#review[data-ready]") !== null`,
 		chromedp.WithPollingTimeout(5*time.Second)))
 	if err != nil {
 		t.Fatalf("the review screen did not settle after the 503: %v", err)
