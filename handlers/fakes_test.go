@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/go-chi/chi/v5"
@@ -76,6 +77,23 @@ func (f *fakeStore) Messages(_ context.Context, id int64, from, to int) ([]groun
 	}
 	return f.MessagesFn(id, from, to)
 }
+// MessagesHead is Messages with each content cut as the store cuts it.
+func (f *fakeStore) MessagesHead(_ context.Context, id int64, from, to, chars int) ([]grounding.Message, error) {
+	if f.MessagesFn == nil {
+		f.missing("Messages")
+	}
+	ms, err := f.MessagesFn(id, from, to)
+	out := make([]grounding.Message, len(ms))
+	for i, m := range ms {
+		if n := utf8.RuneCountInString(m.Content); n > chars {
+			m.ContentBytes = max(m.ContentBytes, len(m.Content))
+			m.Content = string([]rune(m.Content)[:chars])
+		}
+		out[i] = m
+	}
+	return out, err
+}
+
 func (f *fakeStore) VisibleBefore(_ context.Context, id int64, before, limit int) ([]grounding.Message, int, error) {
 	if f.VisibleBeforeFn == nil {
 		f.missing("VisibleBefore")
@@ -183,7 +201,9 @@ func testRouter(st *fakeStore, sess *fakeSessions, user *grounding.User, uploadD
 	r.Get("/trajectories/{trajectoryID}/decisions", tr.Decisions)
 	r.Get("/trajectories/{trajectoryID}/messages", tr.Messages)
 	r.Get("/trajectories/{trajectoryID}/messages/{index}", tr.Message)
+	r.Get("/trajectories/{trajectoryID}/messages/{index}/raw", tr.MessageRaw)
 	r.Get("/trajectories/{trajectoryID}/hidden/{entry}", tr.Hidden)
+	r.Get("/trajectories/{trajectoryID}/hidden/{entry}/raw", tr.HiddenRaw)
 	r.Get("/import", imp.Form)
 	r.Post("/import", imp.Create)
 	return r

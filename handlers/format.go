@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -222,6 +224,66 @@ func messageText(m grounding.Message, mono bool, fullURL string) views.Content {
 		c.Text = m.Content + "…"
 	}
 	return c
+}
+
+// pageChars is how far a page reads one message's content: pages show
+// 2,000 characters and re-indent JSON up to maxPretty, so reading a 60 MB
+// tool answer whole to show its start only costs time and memory (the
+// store's MessageWindow reads as far).
+const pageChars = 256 << 10
+
+// showAllChars is how much of one content "show all" puts on the page. A
+// content may be tens of megabytes (the import's record cap is 64 MiB),
+// which would freeze the browser: past this its start is shown, with its
+// size and a link that downloads it whole.
+const showAllChars = 1 << 20
+
+// showAll is the "show all" view of a content s, read as far as a store
+// read went (total is its whole length in bytes when that was not all of
+// it, else 0); rawURL downloads it whole.
+func showAll(s string, total int, mono bool, rawURL string) views.Content {
+	if total <= len(s) && utf8.RuneCountInString(s) <= showAllChars {
+		return text(s, mono, "")
+	}
+	t := strings.TrimSpace(s)
+	return views.Content{
+		Text:   cut(s, showAllChars) + "…",
+		Mono:   mono || (t != "" && (t[0] == '{' || t[0] == '[')),
+		Shown:  "the first " + count(showAllChars) + " characters",
+		Size:   byteSize(int64(max(total, len(s)))),
+		RawURL: rawURL,
+	}
+}
+
+// callSource is a tool call's arguments as the log gave them: the
+// undecodable string, or the JSON.
+func callSource(c grounding.ToolCall) string {
+	if c.RawArguments != "" {
+		return c.RawArguments
+	}
+	return string(c.Arguments)
+}
+
+// hiddenText is a hidden entry's content as text: a JSON string as its
+// text, anything else as its JSON.
+func hiddenText(raw json.RawMessage) string {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// download answers with body as a plain-text file named name. Log text is
+// untrusted: it is never sniffed as anything else (the pages' middleware
+// sets nosniff) and always saved, not shown.
+func download(w http.ResponseWriter, name, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, body)
 }
 
 // rawJSON builds the view of a JSON value: a JSON string shows as its text,

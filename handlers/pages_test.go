@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -558,6 +559,60 @@ func TestFullMessage(t *testing.T) {
 	rec, _ = do(t, h, httptest.NewRequest("GET", "/trajectories/5/messages/2?call=0", nil), true)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "reservation_id") {
 		t.Errorf("call arguments: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestFullMessageTooLong: "show all" of a content longer than a page can
+// hold (a multi-megabyte tool answer, call arguments, hidden entry) shows
+// its start, says how much of how much, and links a download of the whole,
+// which is the content exactly, as a plain-text attachment.
+func TestFullMessageTooLong(t *testing.T) {
+	tr := sample()
+	long := "<b>" + strings.Repeat("y", showAllChars) + "END"
+	tr.Messages[1].Content = long
+	args := `{"note": "` + strings.Repeat("z", showAllChars) + `END"}`
+	tr.Messages[2].ToolCalls[0].Arguments = json.RawMessage(args)
+	hint := strings.Repeat("h", showAllChars) + "END"
+	tr.Hidden[0].Content = json.RawMessage(strconv.Quote(hint))
+	h := testRouter(trajectoryStore(t, tr), &fakeSessions{}, researcher, t.TempDir(), 1<<20)
+	for _, tt := range []struct {
+		show, raw, name, whole string
+	}{
+		{"/trajectories/5/messages/1", "/trajectories/5/messages/1/raw", "trajectory-5-message-1.txt", long},
+		{"/trajectories/5/messages/2?call=0", "/trajectories/5/messages/2/raw?call=0", "trajectory-5-message-2-call-0.txt", args},
+		{"/trajectories/5/hidden/0", "/trajectories/5/hidden/0/raw", "trajectory-5-hidden-0.txt", hint},
+	} {
+		rec, doc := do(t, h, httptest.NewRequest("GET", tt.show, nil), true)
+		if rec.Code != 200 || strings.Contains(rec.Body.String(), "END") || rec.Body.Len() > showAllChars+4096 {
+			t.Errorf("%s: %d, %d bytes, the end shown: %v", tt.show, rec.Code, rec.Body.Len(), strings.Contains(rec.Body.String(), "END"))
+		}
+		note := doc.Find(`[data-testid=too-long]`)
+		if href, _ := note.Find("a[download]").Attr("href"); href != tt.raw || !strings.Contains(note.Text(), "the first 1,048,576 characters of 1.0 MiB") {
+			t.Errorf("%s: the note %q links %q; want the size and %s", tt.show, strings.Join(strings.Fields(note.Text()), " "), href, tt.raw)
+		}
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", tt.raw, nil))
+		if rec.Code != 200 || rec.Body.String() != tt.whole {
+			t.Errorf("%s: %d, %d bytes; want the whole content (%d bytes)", tt.raw, rec.Code, rec.Body.Len(), len(tt.whole))
+		}
+		if got := rec.Header().Get("Content-Type"); got != "text/plain; charset=utf-8" {
+			t.Errorf("%s: Content-Type %q", tt.raw, got)
+		}
+		if got := rec.Header().Get("Content-Disposition"); got != "attachment; filename="+tt.name {
+			t.Errorf("%s: Content-Disposition %q", tt.raw, got)
+		}
+	}
+	// A short content shows whole, with no download note.
+	rec, doc := do(t, h, httptest.NewRequest("GET", "/trajectories/5/messages/3", nil), true)
+	if rec.Code != 200 || doc.Find(`[data-testid=too-long]`).Length() != 0 {
+		t.Errorf("a short message: %d, note %d", rec.Code, doc.Find(`[data-testid=too-long]`).Length())
+	}
+	for _, path := range []string{"/trajectories/5/messages/99/raw", "/trajectories/5/messages/2/raw?call=7", "/trajectories/5/hidden/9/raw"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != 404 {
+			t.Errorf("%s: %d, want 404", path, rec.Code)
+		}
 	}
 }
 

@@ -558,7 +558,7 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 // evidenceSince reads the visible messages from lo up to msg, and how many
 // precede lo, for a window too wide to hold them (see windowFrom).
 func (h *Review) evidenceSince(ctx context.Context, id int64, lo, msg int, win *decisionWindow) ([]grounding.Message, int, error) {
-	ms, err := h.store.Messages(ctx, id, lo, msg)
+	ms, err := h.store.MessagesHead(ctx, id, lo, msg, pageChars)
 	if err != nil {
 		return nil, 0, err
 	}

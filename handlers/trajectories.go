@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
@@ -20,12 +21,18 @@ import (
 type trajectoryReader interface {
 	// Trajectory returns grounding.ErrNotFound for an unknown id.
 	Trajectory(ctx context.Context, id int64) (grounding.TrajectoryHeader, error)
-	// Messages returns the messages with from <= index < to.
+	// Messages returns the messages with from <= index < to, whole: only
+	// the downloads of one message read it this way.
 	Messages(ctx context.Context, trajectoryID int64, from, to int) ([]grounding.Message, error)
+	// MessagesHead is Messages with each content read as far as its first
+	// chars characters (Message.ContentBytes holds a longer one's length).
+	MessagesHead(ctx context.Context, trajectoryID int64, from, to, chars int) ([]grounding.Message, error)
 	// VisibleBefore returns the last limit visible messages before index
-	// before, ascending, and how many visible messages precede them.
+	// before, ascending, and how many visible messages precede them;
+	// contents are read as far as pageChars.
 	VisibleBefore(ctx context.Context, trajectoryID int64, before, limit int) ([]grounding.Message, int, error)
-	// HiddenBefore returns the hidden messages before index before.
+	// HiddenBefore returns the hidden messages before index before, read
+	// as VisibleBefore reads them.
 	HiddenBefore(ctx context.Context, trajectoryID int64, before int) ([]grounding.Message, error)
 	// MessageWindow reads what a page of decisions shows in one go: the
 	// messages from the last shown visible ones before index first (or from
@@ -150,7 +157,7 @@ func (h *Trajectories) Messages(w http.ResponseWriter, r *http.Request) {
 		msgs, earlier, err = h.store.VisibleBefore(r.Context(), id, before, limit)
 	} else {
 		from := max(0, before-limit)
-		msgs, err = h.store.Messages(r.Context(), id, from, before)
+		msgs, err = h.store.MessagesHead(r.Context(), id, from, before, pageChars)
 		earlier = from
 	}
 	if err != nil {
@@ -162,8 +169,61 @@ func (h *Trajectories) Messages(w http.ResponseWriter, r *http.Request) {
 }
 
 // Message is the fragment with one message's content in full (or, with
-// ?call=k, the arguments of its k-th tool call): the "show all" answer.
+// ?call=k, the arguments of its k-th tool call): the "show all" answer. A
+// content longer than showAllChars shows its start, with a link to
+// MessageRaw.
 func (h *Trajectories) Message(w http.ResponseWriter, r *http.Request) {
+	id, ok := intParam(r, "trajectoryID")
+	if !ok {
+		h.fail(w, r, badRequest("trajectory id must be a number"))
+		return
+	}
+	idx, ok := intParam(r, "index")
+	if !ok || idx > math.MaxInt32 {
+		h.fail(w, r, badRequest("message index must be a number"))
+		return
+	}
+	call, ok := intQuery(r, "call", -1, math.MaxInt32)
+	if !ok {
+		h.fail(w, r, badRequest("call must be a number"))
+		return
+	}
+	msgs, err := h.store.MessagesHead(r.Context(), id, int(idx), int(idx)+1, showAllChars+1)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if len(msgs) == 0 {
+		h.fail(w, r, grounding.ErrNotFound)
+		return
+	}
+	m := msgs[0]
+	raw := messageURL(id, int(idx), -1) + "/raw"
+	if call >= 0 {
+		raw += "?call=" + strconv.Itoa(call)
+	}
+	var c views.Content
+	if call >= 0 {
+		if call >= len(m.ToolCalls) {
+			h.fail(w, r, grounding.ErrNotFound)
+			return
+		}
+		tc := m.ToolCalls[call]
+		if src := callSource(tc); len(src) > showAllChars {
+			c = showAll(src, 0, true, raw)
+		} else {
+			c, _ = argsContent(tc, "")
+		}
+	} else {
+		c = showAll(m.Content, m.ContentBytes, m.Role == grounding.RoleTool, raw)
+	}
+	renderFragment(w, r, http.StatusOK, views.FullContent(c))
+}
+
+// MessageRaw downloads one message's content whole (or, with ?call=k, the
+// arguments of its k-th tool call) as plain text: what "show all" leaves
+// off a content too long for a page.
+func (h *Trajectories) MessageRaw(w http.ResponseWriter, r *http.Request) {
 	id, ok := intParam(r, "trajectoryID")
 	if !ok {
 		h.fail(w, r, badRequest("trajectory id must be a number"))
@@ -184,22 +244,15 @@ func (h *Trajectories) Message(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if len(msgs) == 0 {
+	if len(msgs) == 0 || (call >= 0 && call >= len(msgs[0].ToolCalls)) {
 		h.fail(w, r, grounding.ErrNotFound)
 		return
 	}
-	m := msgs[0]
-	var c views.Content
+	body, name := msgs[0].Content, fmt.Sprintf("trajectory-%d-message-%d.txt", id, idx)
 	if call >= 0 {
-		if call >= len(m.ToolCalls) {
-			h.fail(w, r, grounding.ErrNotFound)
-			return
-		}
-		c, _ = argsContent(m.ToolCalls[call], "")
-	} else {
-		c = text(m.Content, m.Role == grounding.RoleTool, "")
+		body, name = callSource(msgs[0].ToolCalls[call]), fmt.Sprintf("trajectory-%d-message-%d-call-%d.txt", id, idx, call)
 	}
-	renderFragment(w, r, http.StatusOK, views.FullContent(c))
+	download(w, name, body)
 }
 
 // Hidden is the fragment with one hidden collector entry in full.
@@ -223,7 +276,37 @@ func (h *Trajectories) Hidden(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, grounding.ErrNotFound)
 		return
 	}
-	renderFragment(w, r, http.StatusOK, views.FullContent(rawJSON(hd.Hidden[k].Content, "")))
+	raw := trajectoryURL(id) + "/hidden/" + strconv.FormatInt(k, 10) + "/raw"
+	c := rawJSON(hd.Hidden[k].Content, "")
+	if s := hiddenText(hd.Hidden[k].Content); len(s) > showAllChars {
+		c = showAll(s, 0, hd.Hidden[k].Content[0] != '"', raw)
+	}
+	renderFragment(w, r, http.StatusOK, views.FullContent(c))
+}
+
+// HiddenRaw downloads one hidden collector entry whole, as plain text (a
+// JSON string as its text, anything else as JSON).
+func (h *Trajectories) HiddenRaw(w http.ResponseWriter, r *http.Request) {
+	id, ok := intParam(r, "trajectoryID")
+	if !ok {
+		h.fail(w, r, badRequest("trajectory id must be a number"))
+		return
+	}
+	k, ok := intParam(r, "entry")
+	if !ok {
+		h.fail(w, r, badRequest("hidden entry must be a number"))
+		return
+	}
+	hd, err := h.store.Trajectory(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if k >= int64(len(hd.Hidden)) {
+		h.fail(w, r, grounding.ErrNotFound)
+		return
+	}
+	download(w, fmt.Sprintf("trajectory-%d-hidden-%d.txt", id, k), hiddenText(hd.Hidden[k].Content))
 }
 
 func (h *Trajectories) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -387,7 +470,7 @@ func (h *Trajectories) load(ctx context.Context, id int64, idx []int) (map[int]g
 	}
 	lo, hi := slices.Min(idx), slices.Max(idx)
 	if hi-lo < maxSpan {
-		ms, err := h.store.Messages(ctx, id, lo, hi+1)
+		ms, err := h.store.MessagesHead(ctx, id, lo, hi+1, pageChars)
 		if err != nil {
 			return nil, err
 		}
@@ -400,7 +483,7 @@ func (h *Trajectories) load(ctx context.Context, id int64, idx []int) (map[int]g
 		if _, ok := out[i]; ok {
 			continue
 		}
-		ms, err := h.store.Messages(ctx, id, i, i+1)
+		ms, err := h.store.MessagesHead(ctx, id, i, i+1, pageChars)
 		if err != nil {
 			return nil, err
 		}

@@ -529,6 +529,22 @@ func (r messageRow) message() (grounding.Message, error) {
 	return m, nil
 }
 
+// headSelect is messageSelect with each content read only as far as its
+// first chars characters, and the length of the whole (content_bytes):
+// what a page shows of a message, without copying a 60 MB tool answer to
+// show 2,000 characters of it.
+func headSelect(chars int) string {
+	return `SELECT idx, role, substr(content, 1, ` + strconv.Itoa(max(chars, 1)) + `) AS content, octet_length(content) AS content_bytes,
+	content_null, tool_calls, tool_call_id, name, is_error, hidden, hidden_kind
+	FROM messages`
+}
+
+// headRow is a messageRow read by headSelect.
+type headRow struct {
+	ContentBytes int `db:"content_bytes"`
+	messageRow
+}
+
 func (db *DB) messages(ctx context.Context, op, q string, args ...any) ([]grounding.Message, error) {
 	var rows []messageRow
 	if err := db.sel(ctx, &rows, q, args...); err != nil {
@@ -545,6 +561,27 @@ func (db *DB) messages(ctx context.Context, op, q string, args ...any) ([]ground
 	return msgs, nil
 }
 
+// heads runs a headSelect query: contents longer than what was read keep
+// their whole length in Message.ContentBytes.
+func (db *DB) heads(ctx context.Context, op, q string, args ...any) ([]grounding.Message, error) {
+	var rows []headRow
+	if err := db.sel(ctx, &rows, q, args...); err != nil {
+		return nil, storeErr(op, err)
+	}
+	msgs := make([]grounding.Message, len(rows))
+	for i, r := range rows {
+		m, err := r.message()
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", op, err)
+		}
+		if r.ContentBytes > len(m.Content) {
+			m.ContentBytes = r.ContentBytes
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
 // Messages returns the trajectory's messages with from <= index < to, in
 // order, each with Index set. Visible messages have an empty Visibility.
 func (db *DB) Messages(ctx context.Context, trajectoryID int64, from, to int) ([]grounding.Message, error) {
@@ -552,14 +589,25 @@ func (db *DB) Messages(ctx context.Context, trajectoryID int64, from, to int) ([
 		messageSelect+` WHERE trajectory_id = ? AND idx >= ? AND idx < ? ORDER BY idx`, trajectoryID, from, to)
 }
 
+// MessagesHead is Messages with each content read only as far as its first
+// chars characters; a longer one has its whole length in
+// Message.ContentBytes. Pages read messages this way; checks and exports
+// read them whole.
+func (db *DB) MessagesHead(ctx context.Context, trajectoryID int64, from, to, chars int) ([]grounding.Message, error) {
+	return db.heads(ctx, fmt.Sprintf("messages %d..%d of trajectory %d", from, to, trajectoryID),
+		headSelect(chars)+` WHERE trajectory_id = ? AND idx >= ? AND idx < ? ORDER BY idx`, trajectoryID, from, to)
+}
+
 // VisibleBefore returns the last limit visible messages with index < before,
 // in ascending order with Index set, and how many visible messages precede
-// them ("… 24 earlier messages").
+// them ("… 24 earlier messages"). It is a page's read: contents are read as
+// far as WindowContentChars (Message.ContentBytes holds a longer one's
+// length).
 func (db *DB) VisibleBefore(ctx context.Context, trajectoryID int64, before, limit int) (msgs []grounding.Message, earlier int, err error) {
 	op := fmt.Sprintf("visible messages before %d of trajectory %d", before, trajectoryID)
 	if limit > 0 {
-		msgs, err = db.messages(ctx, op,
-			messageSelect+` WHERE trajectory_id = ? AND hidden = ? AND idx < ? ORDER BY idx DESC LIMIT ?`,
+		msgs, err = db.heads(ctx, op,
+			headSelect(WindowContentChars)+` WHERE trajectory_id = ? AND hidden = ? AND idx < ? ORDER BY idx DESC LIMIT ?`,
 			trajectoryID, false, before, limit)
 		if err != nil {
 			return nil, 0, err
@@ -580,10 +628,11 @@ func (db *DB) VisibleBefore(ctx context.Context, trajectoryID int64, before, lim
 	return msgs, earlier, nil
 }
 
-// HiddenBefore returns every hidden message with index < before, in order.
+// HiddenBefore returns every hidden message with index < before, in order,
+// read as far as VisibleBefore reads them.
 func (db *DB) HiddenBefore(ctx context.Context, trajectoryID int64, before int) ([]grounding.Message, error) {
-	return db.messages(ctx, fmt.Sprintf("hidden messages before %d of trajectory %d", before, trajectoryID),
-		messageSelect+` WHERE trajectory_id = ? AND hidden = ? AND idx < ? ORDER BY idx`, trajectoryID, true, before)
+	return db.heads(ctx, fmt.Sprintf("hidden messages before %d of trajectory %d", before, trajectoryID),
+		headSelect(WindowContentChars)+` WHERE trajectory_id = ? AND hidden = ? AND idx < ? ORDER BY idx`, trajectoryID, true, before)
 }
 
 // windowSelect reads a MessageWindow in one statement: b finds Lo (the

@@ -229,9 +229,14 @@ type Content struct {
 	Text      string
 	Mono      bool
 	Truncated bool
-	Size      string // "12,345 characters", set when truncated
+	Size      string // "12,345 characters", set when truncated or RawURL is set
 	FullURL   string
 	Empty     bool
+	// RawURL, when set, downloads the whole content, of which Text is only
+	// the start (Shown says how much): "show all" of a content too long
+	// for a page.
+	RawURL string
+	Shown  string
 }
 
 // ActionPane is what the agent did at the decision.

@@ -114,7 +114,9 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 			r.Get("/trajectories/{trajectoryID}/decisions", trajectories.Decisions)
 			r.Get("/trajectories/{trajectoryID}/messages", trajectories.Messages)
 			r.Get("/trajectories/{trajectoryID}/messages/{index}", trajectories.Message)
+			r.Get("/trajectories/{trajectoryID}/messages/{index}/raw", trajectories.MessageRaw)
 			r.Get("/trajectories/{trajectoryID}/hidden/{entry}", trajectories.Hidden)
+			r.Get("/trajectories/{trajectoryID}/hidden/{entry}/raw", trajectories.HiddenRaw)
 
 			// Coverage (SPEC §4): every logged-in user can look.
 			r.Get("/coverage", coverage.Show)

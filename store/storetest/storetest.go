@@ -1195,13 +1195,16 @@ func testMessageWindows(t *testing.T, db *store.DB) {
 	}
 }
 
-// testMessageWindowCutsLongContent: a page's window reads the start of a
-// very long content, says how long it is, and leaves shorter ones whole;
+// testMessageWindowCutsLongContent: a page's reads (the window, the
+// messages before it, the hidden ones, MessagesHead) read the start of a
+// very long content, say how long it is, and leave shorter ones whole;
 // Messages (which recheck reads) stays whole.
 func testMessageWindowCutsLongContent(t *testing.T, db *store.DB) {
 	tr := Simple("long", "x", true, "t")
 	long := strings.Repeat("é", store.WindowContentChars) + strings.Repeat("z", 1000) // 2 bytes a rune, then 1
 	tr.Messages[0].Content = long
+	hint := grounding.Message{Role: grounding.RoleSystem, Content: "hint " + long, Visibility: grounding.Hidden, HiddenKind: grounding.HiddenTeacherHint}
+	tr.Messages = append(tr.Messages[:1], append([]grounding.Message{hint}, tr.Messages[1:]...)...)
 	mustImport(t, db, "long", "long.jsonl", tr)
 	h, err := db.TrajectoryByExtID(ctx, mustRun(t, db, "long").ID, "long")
 	if err != nil {
@@ -1214,12 +1217,36 @@ func testMessageWindowCutsLongContent(t *testing.T, db *store.DB) {
 	if m := w.Range[0]; m.Content != long[:2*store.WindowContentChars] || m.ContentBytes != len(long) {
 		t.Errorf("the long content: %d bytes read, ContentBytes %d; want the first %d characters and %d", len(m.Content), m.ContentBytes, store.WindowContentChars, len(long))
 	}
-	if m := w.Range[1]; m.ContentBytes != 0 {
+	if m := w.Range[2]; m.ContentBytes != 0 {
 		t.Errorf("a short content is marked cut: ContentBytes %d", m.ContentBytes)
 	}
 	ms, err := db.Messages(ctx, h.ID, 0, 1)
 	if err != nil || len(ms) != 1 || ms[0].Content != long || ms[0].ContentBytes != 0 {
 		t.Errorf("Messages no longer reads the whole content (%d bytes, %v)", len(ms[0].Content), err)
+	}
+	vis, _, err := db.VisibleBefore(ctx, h.ID, len(tr.Messages), 10)
+	if err != nil || len(vis) != len(tr.Messages)-1 {
+		t.Fatalf("VisibleBefore = %d messages, %v", len(vis), err)
+	}
+	if m := vis[0]; m.Content != long[:2*store.WindowContentChars] || m.ContentBytes != len(long) {
+		t.Errorf("VisibleBefore: the long content: %d bytes read, ContentBytes %d", len(m.Content), m.ContentBytes)
+	}
+	if m := vis[1]; m.Content != "" || m.ContentBytes != 0 || len(m.ToolCalls) != 1 {
+		t.Errorf("VisibleBefore: the call message changed: %+v", m)
+	}
+	hid, err := db.HiddenBefore(ctx, h.ID, len(tr.Messages))
+	if err != nil || len(hid) != 1 || hid[0].Content != hint.Content[:5+2*(store.WindowContentChars-5)] || hid[0].ContentBytes != len(hint.Content) || !hid[0].IsHidden() {
+		t.Errorf("HiddenBefore: the long hint: %d messages, %v", len(hid), err)
+	}
+	heads, err := db.MessagesHead(ctx, h.ID, 0, 3, 4)
+	if err != nil || len(heads) != 3 {
+		t.Fatalf("MessagesHead = %d messages, %v", len(heads), err)
+	}
+	if heads[0].Content != "éééé" || heads[0].ContentBytes != len(long) || heads[1].Content != "hint" || heads[1].ContentBytes != len(hint.Content) {
+		t.Errorf("MessagesHead(4 characters) read %q (%d) and %q (%d)", heads[0].Content, heads[0].ContentBytes, heads[1].Content, heads[1].ContentBytes)
+	}
+	if heads[2].ContentBytes != 0 || heads[2].ToolCalls[0].Name != "t" {
+		t.Errorf("MessagesHead: the call message changed: %+v", heads[2])
 	}
 }
 
