@@ -77,6 +77,7 @@ func (f *fakeStore) Messages(_ context.Context, id int64, from, to int) ([]groun
 	}
 	return f.MessagesFn(id, from, to)
 }
+
 // MessagesHead is Messages with each content cut as the store cuts it.
 func (f *fakeStore) MessagesHead(_ context.Context, id int64, from, to, chars int) ([]grounding.Message, error) {
 	if f.MessagesFn == nil {
