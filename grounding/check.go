@@ -12,7 +12,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.0"
+const EngineVersion = "1.2.1"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -299,12 +299,16 @@ type checker struct {
 	records pairSet
 	small   []smallOcc
 
-	calls        []callInfo
-	argText      []byte  // the calls' arguments (cutArgs); a new one per trajectory
-	identStore   []int32 // the calls' identEnts are cut from this
-	firstCall    []int32 // message → index in calls of its first call (visible assistant messages)
-	obsCall      []int   // message → index in calls it answers, -1
-	textMsgs     []int32 // visible non-agent messages with free text (not JSON)
+	calls      []callInfo
+	argText    []byte  // the calls' arguments (cutArgs); a new one per trajectory
+	identStore []int32 // the calls' identEnts are cut from this
+	firstCall  []int32 // message → index in calls of its first call (visible assistant messages)
+	obsCall    []int   // message → index in calls it answers, -1
+	textMsgs   []int32 // visible non-agent messages with free text (not JSON)
+	// tails are the parts of messages too long to index (boundContent);
+	// tailRead is how many bytes their searches read.
+	tails        []tail
+	tailRead     int
 	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
 	bases        []baseRef  // long system texts indexed through baseCache
@@ -451,6 +455,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 }
 
 func (c *checker) run() Result {
+	c.boundContent()
 	t := c.t
 	r := &c.res
 	r.Trajectory = t.ID
@@ -519,6 +524,8 @@ func (c *checker) run() Result {
 	c.finish()
 	out := c.res
 	c.res = Result{}
+	clear(c.tails) // a pooled checker keeps no long content alive
+	c.tails = c.tails[:0]
 	return out
 }
 

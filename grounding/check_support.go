@@ -268,6 +268,15 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 			return finding{status: StatusLiteral, ev: ev, ent: id}
 		}
 	}
+	// A message too long to index was searched for the value's text.
+	tailUnsearched := false
+	if len(c.tails) > 0 {
+		ev, found, searched := c.tailLiteral(s, msg)
+		if found {
+			return finding{status: StatusLiteral, ev: ev, ent: id}
+		}
+		tailUnsearched = !searched
+	}
 	for _, k := range keys {
 		if len(k) == 12 && strings.HasPrefix(k, "d:") {
 			y, mo, d := digitsValue(k[2:6]), digitsValue(k[7:9]), digitsValue(k[10:12])
@@ -289,6 +298,10 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 		ev := nowhere()
 		ev.Found = "hidden"
 		ev.Hidden, ev.HiddenEntry, ev.HiddenMessage = h.describe(c.t), h.entry, h.msg
+		if tailUnsearched {
+			ev.Note = tailUnsearchedNote
+			return finding{status: StatusHiddenOnly, reason: ReasonHiddenLeak, sev: sevAmbiguous, ev: ev, ent: id}
+		}
 		return finding{status: StatusHiddenOnly, reason: ReasonHiddenLeak, sev: sevFail, ev: ev, ent: id}
 	}
 	// A value of a knowledge table (a real airport code) that nothing
@@ -308,7 +321,7 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 		return finding{status: StatusFreeText, ev: ev, ent: id}
 	}
 	sev := sevAmbiguous
-	if hard {
+	if hard && !tailUnsearched {
 		sev = sevFail
 	}
 	if how == howBadEcho {
@@ -323,8 +336,15 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 	if how == howAgent {
 		ev.Note = "visible only in the agent's own earlier message " + strconv.Itoa(int(c.ents[id].agent.msg))
 	}
+	if tailUnsearched {
+		ev.Note = tailUnsearchedNote
+	}
 	return finding{status: StatusUnsupported, reason: ReasonUnsupported, sev: sev, ev: ev, ent: id}
 }
+
+// tailUnsearchedNote says why a value nothing indexed supports is not
+// failed: part of the history was too long to index or search.
+const tailUnsearchedNote = "not found in what the checks index; part of a very long earlier message was not searched"
 
 // dateSupport checks an ISO date, date-time or clock time. ok is false when
 // s is none of these.
