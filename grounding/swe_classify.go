@@ -2,8 +2,10 @@ package grounding
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -83,6 +85,7 @@ type sweTracker struct {
 	created  map[string]bool     // normalized path → created by the agent
 	authored map[string]bool     // test files the agent wrote into (new tests in existing files)
 	editors  map[string][]string // scratch scripts that rewrite files → the files they name
+	edited   map[string]bool     // source files the agent changed (what a git checkout of them reverts)
 	openFile string              // SWE-agent's current file
 	// cwd is the shell's working directory as written (absolute or
 	// repository-relative); "" is the repository root. persistent is set
@@ -93,7 +96,8 @@ type sweTracker struct {
 }
 
 func newSWETracker(persistent bool) *sweTracker {
-	return &sweTracker{created: map[string]bool{}, authored: map[string]bool{}, editors: map[string][]string{}, persistent: persistent}
+	return &sweTracker{created: map[string]bool{}, authored: map[string]bool{}, editors: map[string][]string{},
+		edited: map[string]bool{}, persistent: persistent}
 }
 
 // SWESteps lists the steps of t in order with their classes: every tool
@@ -367,6 +371,7 @@ const (
 	sweScratch                    // another script or note the agent created outside the package
 	sweEditor                     // a scratch script that rewrites other files
 	sweJunk                       // an output capture (/tmp/out.txt, *.log)
+	sweBackup                     // a backup copy (calc.py.orig, calc.py.bak, calc.py~)
 )
 
 // sweRepoTopFiles are files at a repository's root that belong to it even
@@ -385,6 +390,8 @@ func (tr *sweTracker) kindOf(p string) sweFileKind {
 	top := !strings.Contains(p, "/")
 	ext := path.Ext(base)
 	switch {
+	case sweIsBackupName(base):
+		return sweBackup
 	case strings.Contains(lp, "repro"):
 		return sweRepro
 	case tr.editors[p] != nil:
@@ -399,6 +406,21 @@ func (tr *sweTracker) kindOf(p string) sweFileKind {
 		return sweScratch // a file outside the repository is never part of the fix
 	}
 	return sweSource
+}
+
+// sweIsBackupName reports whether a (lowercased) base name is a backup copy
+// of another file: calc.py.orig, calc.py.bak, calc.py.backup, calc.py.old,
+// calc.py.save, calc.py~. Such a copy is never part of a fix, and neither
+// is writing it.
+func sweIsBackupName(base string) bool {
+	if strings.HasSuffix(base, "~") {
+		return true
+	}
+	switch path.Ext(base) {
+	case ".orig", ".bak", ".backup", ".old", ".save", ".rej":
+		return true
+	}
+	return false
 }
 
 var sweScratchNameRe = regexp.MustCompile(`^(debug|verify|check|demo|example|sample|scratch|tmp|temp|try|manual|inspect|show|print|run_|script)`)
@@ -468,7 +490,10 @@ func (tr *sweTracker) write(s *SWEStep, p, verb string) {
 		s.Class, s.Why = SWEClassEdit, verb+" "+p+": "+sweDescribeKind(k)
 	case sweJunk:
 		s.Class, s.Why = SWEClassOther, "writes "+p+", an output capture"
+	case sweBackup:
+		s.Class, s.Why = SWEClassOther, verb+" "+p+": "+sweDescribeKind(k)
 	default:
+		tr.edited[p] = true
 		s.Sources = sweAppendUnique(s.Sources, p)
 		s.Class, s.Why, s.Modifies = SWEClassEdit, verb+" "+p+", a source file", true
 	}
@@ -587,6 +612,7 @@ type sweEffects struct {
 	other       int
 	otherWhat   string
 	junk        int
+	backupWhy   string // a backup copy was written (calc.py.orig)
 }
 
 func (e *sweEffects) edit(p, why string) {
@@ -625,7 +651,12 @@ func (tr *sweTracker) note(e *sweEffects, s *SWEStep, p, why string) {
 	}
 	switch k {
 	case sweSource:
+		tr.edited[p] = true
 		e.edit(p, why)
+	case sweBackup:
+		if e.backupWhy == "" {
+			e.backupWhy = why + ": " + sweDescribeKind(k)
+		}
 	case sweEditor:
 		e.editorMade = true
 		if e.editWhy == "" {
@@ -676,10 +707,16 @@ func (tr *sweTracker) classifyShell(s *SWEStep, cmd string) {
 		if len(s.Sources) > 0 {
 			s.Why += ", a source file"
 		}
+	case len(e.reproWrites) > 0 && len(e.runs) > 0:
+		// cat > t.py <<EOF … EOF && python t.py: the write serves the run,
+		// and the run is what reproduces (or, in PATCH, checks) the issue.
+		s.Class, s.Why = SWEClassReproRun, e.reproWhy+", and "+e.runWhy
 	case len(e.reproWrites) > 0:
 		s.Class, s.Why = SWEClassReproWrite, e.reproWhy
 	case len(e.runs) > 0:
 		s.Class, s.Why = SWEClassReproRun, e.runWhy
+	case e.backupWhy != "":
+		s.Class, s.Why = SWEClassOther, e.backupWhy+"; not an edit"
 	case e.explore > 0 && e.other == 0:
 		s.Class, s.Why = SWEClassExplore, "search, view or read-only commands"
 	case e.explore > 0:
@@ -722,6 +759,8 @@ func (tr *sweTracker) shellCommand(e *sweEffects, s *SWEStep, c sweCommand) {
 			tr.cwd = ""
 		}
 	case sweSetupCommands[name]:
+	case sweAsksHelp(c):
+		e.explore++ // reads the program's usage; runs nothing
 	case name == "tee":
 		for _, a := range c.Args[1:] {
 			if !strings.HasPrefix(a, "-") && a != "/dev/null" {
@@ -765,6 +804,10 @@ func (tr *sweTracker) shellCommand(e *sweEffects, s *SWEStep, c sweCommand) {
 				return
 			}
 			e.misc(name)
+		case name == "mv":
+			tr.move(e, s, ops)
+		case name == "cp" && len(ops) == 2 && tr.kindOf(dst) == sweBackup:
+			tr.note(e, s, dst, "copies "+tr.resolve(ops[0])+" to "+dst)
 		case tr.kindOf(dst) == sweSource && name == "cp":
 			tr.note(e, s, dst, "copies over "+dst)
 		default:
@@ -790,10 +833,131 @@ func (tr *sweTracker) shellCommand(e *sweEffects, s *SWEStep, c sweCommand) {
 			return
 		}
 		tr.otherCommand(e, c)
+	case name == "git" && sweGitRestores(c) != nil:
+		tr.revert(e, s, c)
 	case sweReadOnly(c):
 		e.explore++
 	default:
 		tr.otherCommand(e, c)
+	}
+}
+
+// sweAsksHelp reports whether c only asks a program for its usage
+// (runtests.py --help, python x.py -h, pytest -h): that reads, it runs no
+// test. File and package commands are left alone (their -h may mean
+// something else, and they run nothing either way).
+func sweAsksHelp(c sweCommand) bool {
+	if sweFileCommands[c.name()] {
+		return false
+	}
+	for _, a := range c.Args[1:] {
+		switch a {
+		case "--help", "-h", "-help", "--usage":
+			return true
+		case "-c":
+			if sweIsPython(c.name()) {
+				return false // the rest is inline code and its arguments
+			}
+		}
+	}
+	return false
+}
+
+// sweGitRestores returns the paths a git command puts back to their
+// committed (or stashed) state: git checkout [REV] [--] PATH…, git restore
+// PATH…, and "." for git reset --hard, git stash (push) and git stash
+// pop/apply; nil for any other git command. Operands of git checkout may
+// be branches or commits: revert keeps only those naming files the agent
+// edited.
+func sweGitRestores(c sweCommand) []string {
+	var sub string
+	var rest []string
+	for i, a := range c.Args[1:] {
+		if a == "-C" || a == "-c" {
+			return nil // another repository or config: not worth guessing
+		}
+		if !strings.HasPrefix(a, "-") {
+			sub, rest = a, c.Args[i+2:]
+			break
+		}
+	}
+	switch sub {
+	case "checkout", "restore":
+		var paths []string
+		for _, a := range rest {
+			if a == "--" || strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--source") {
+				continue
+			}
+			paths = append(paths, a)
+		}
+		return paths
+	case "reset":
+		if sweHasArg(rest, "--hard") {
+			return []string{"."}
+		}
+	case "stash":
+		if len(rest) == 0 || rest[0] == "push" || rest[0] == "save" || rest[0] == "pop" || rest[0] == "apply" || strings.HasPrefix(rest[0], "-") {
+			return []string{"."}
+		}
+	}
+	return nil
+}
+
+// revert records a git command that puts files back: for each source file
+// the agent edited that it covers, an edit (it undoes, or with git stash pop
+// redoes, the agent's change); a restore of files the agent never edited
+// (a build artefact the tests touched) is not.
+func (tr *sweTracker) revert(e *sweEffects, s *SWEStep, c sweCommand) {
+	verb := "git " + strings.Join(c.Args[1:min(len(c.Args), 3)], " ")
+	what := "reverts %s (%s), undoing the agent's edit"
+	if sweHasArg(c.Args, "stash") && (sweHasArg(c.Args, "pop") || sweHasArg(c.Args, "apply")) {
+		what = "re-applies the agent's stashed edit of %s (%s)"
+	}
+	var hit []string
+	for _, p := range sweGitRestores(c) {
+		rp := tr.resolve(p)
+		for f := range tr.edited {
+			if rp == "." || f == rp || strings.HasPrefix(f, rp+"/") {
+				hit = sweAppendUnique(hit, f)
+			}
+		}
+	}
+	if len(hit) == 0 {
+		e.misc(verb + " of files the agent did not edit")
+		return
+	}
+	slices.Sort(hit)
+	for _, f := range hit {
+		tr.note(e, s, f, fmt.Sprintf(what, f, verb))
+	}
+}
+
+// move classifies mv SRC… DST: moving a source file away (a rename, or
+// mv calc.py calc.py.bak) removes it from the repository, and moving a file
+// onto a source path (mv calc.py.orig calc.py) replaces it; both are edits.
+// Moving the agent's own scripts or backups around is not.
+func (tr *sweTracker) move(e *sweEffects, s *SWEStep, ops []string) {
+	if len(ops) < 2 {
+		e.misc("mv")
+		return
+	}
+	dst := tr.resolve(ops[len(ops)-1])
+	edits := len(e.edits)
+	for _, o := range ops[:len(ops)-1] {
+		src := tr.resolve(o)
+		if tr.kindOf(src) == sweSource && !strings.HasPrefix(src, "/") {
+			tr.note(e, s, src, "moves "+src+" to "+dst)
+		}
+		to := dst
+		if path.Ext(dst) == "" && path.Ext(src) != "" || len(ops) > 2 {
+			to = path.Join(dst, path.Base(src)) // into a folder
+		}
+		if k := tr.kindOf(to); k == sweSource && !strings.HasPrefix(to, "/") || k == sweBackup {
+			tr.note(e, s, to, "moves "+src+" onto "+to)
+		}
+	}
+	if len(e.edits) == edits {
+		e.misc("mv")
 	}
 }
 
@@ -902,6 +1066,8 @@ func sweDescribeKind(k sweFileKind) string {
 		return "a script that rewrites source files"
 	case sweJunk:
 		return "an output capture"
+	case sweBackup:
+		return "a backup copy, not part of the repository's code"
 	}
 	return "a source file"
 }
