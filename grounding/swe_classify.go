@@ -71,11 +71,17 @@ type SWEStep struct {
 	// script or test run follows that change (sed -i … && python repro.py).
 	Modifies     bool
 	RunAfterEdit bool
+	// Reverts is set when the step's change puts the agent's edited files
+	// back to their committed state (git checkout FILE, git stash).
+	Reverts bool
 	// Failure is set when the observation of a script or test run shows a
 	// failure signal (traceback, error, FAILED, non-zero exit, …); Signal
 	// quotes it. Other steps are not judged.
 	Failure bool
 	Signal  string
+	// FailedIn is the file of the innermost traceback frame of a failure
+	// (repository-relative when recognisable), "" without a traceback.
+	FailedIn string
 }
 
 // sweTracker is the state classification carries from step to step: files
@@ -138,6 +144,9 @@ func SWESteps(t *Trajectory) []SWEStep {
 			// them would dominate the cost of diagnosis.
 			if s.Observation >= 0 && (s.Script != "" || s.Class == SWEClassReproRun || len(s.Ran) > 0) {
 				s.Failure, s.Signal = sweFailureSignal(out, errFlag)
+				if s.Failure {
+					s.FailedIn = sweInnermostFrame(out)
+				}
 				if s.Script != "" && sweNotRun(out, s.Script) {
 					s.Why += " (but the script was not found, so it did not run)"
 					s.Script, s.Failure, s.Signal = "", false, ""
@@ -148,6 +157,22 @@ func SWESteps(t *Trajectory) []SWEStep {
 		}
 	}
 	return steps
+}
+
+var sweFrameRe = regexp.MustCompile(`(?m)^\s*File "([^"]+)", line \d+`)
+
+// sweInnermostFrame returns the file of the last frame of the last Python
+// traceback in out, normalized; "" when out has none.
+func sweInnermostFrame(out string) string {
+	i := strings.LastIndex(out, "Traceback (most recent call last)")
+	if i < 0 {
+		return ""
+	}
+	m := sweFrameRe.FindAllStringSubmatch(out[i:], -1)
+	if m == nil {
+		return ""
+	}
+	return normalizeSWEPath(m[len(m)-1][1])
 }
 
 var sweNotFoundRe = regexp.MustCompile(`(?i)can't open file ['"]?([^'"\s:]+)|No such file or directory: ['"]?([^'"\s]+)|file or directory not found: ([^\s]+)|ERROR: file (?:or directory )?not found: ([^\s]+)`)
@@ -912,6 +937,8 @@ func (tr *sweTracker) revert(e *sweEffects, s *SWEStep, c sweCommand) {
 	what := "reverts %s (%s), undoing the agent's edit"
 	if sweHasArg(c.Args, "stash") && (sweHasArg(c.Args, "pop") || sweHasArg(c.Args, "apply")) {
 		what = "re-applies the agent's stashed edit of %s (%s)"
+	} else {
+		s.Reverts = true
 	}
 	var hit []string
 	for _, p := range sweGitRestores(c) {

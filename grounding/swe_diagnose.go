@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/json"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -96,9 +97,14 @@ type SWEDiagnosis struct {
 	// output showed a failure signal, before its last source edit (a
 	// failure seen only after the last edit is a failed verification, not a
 	// reproduction of the issue). Nil for a trajectory without steps.
+	// A failure the agent caused is not a reproduction either: a run that
+	// fails after a source edit although the same script passed before
+	// that edit, or whose traceback ends in a file the agent had edited
+	// (RegressionSteps lists them).
 	Reproduction      *bool
 	ReproScripts      []string // scripts it created and ran
 	ReproductionSteps []int
+	RegressionSteps   []int
 	// Verification: after its last source edit the agent re-ran a script
 	// it had run before that edit, and the last such re-run passed (no
 	// failure signal). Nil when it never edited a source file (there is no
@@ -185,7 +191,7 @@ func DiagnoseSWE(t *Trajectory, inst *SWEInstance) SWEDiagnosis {
 	}
 	if meta.Submission != nil {
 		for _, f := range DiffFiles(*meta.Submission) {
-			if !sweIsTestPath(strings.ToLower(f)) && !strings.Contains(strings.ToLower(f), "repro") {
+			if lf := strings.ToLower(f); !sweIsTestPath(lf) && !strings.Contains(lf, "repro") && !sweIsBackupName(path.Base(lf)) {
 				d.EditedFiles = sweAppendUnique(d.EditedFiles, f)
 			}
 		}
@@ -219,18 +225,50 @@ func DiagnoseSWE(t *Trajectory, inst *SWEInstance) SWEDiagnosis {
 	if len(steps) > 0 {
 		rep := false
 		created := map[string]int{}
+		passed := map[string]int{}  // script → its last run without a failure since it was last written
+		edited := map[string]bool{} // sources edited so far
+		lastModify, lastReverts := -1, false
+		modify := func(i int, s SWEStep) {
+			lastModify, lastReverts = i, s.Reverts
+			for _, f := range s.Sources {
+				edited[f] = !s.Reverts // a reverted file is the original code again
+			}
+		}
 		for i, s := range steps {
 			for _, w := range s.Written {
 				if _, ok := created[w]; !ok {
 					created[w] = i
 				}
+				for sc := range passed { // a rewritten script's earlier pass says nothing
+					if w == sc || strings.HasPrefix(w, sc+"/") {
+						delete(passed, sc)
+					}
+				}
+			}
+			editFirst := s.Modifies && (s.Script == "" || s.RunAfterEdit)
+			if editFirst {
+				modify(i, s)
+			}
+			fail := s.Failure
+			if s.Script != "" && fail && lastModify >= 0 {
+				p, ok := passed[s.Script]
+				if ok && lastModify > p && !lastReverts || s.FailedIn != "" && edited[s.FailedIn] {
+					d.RegressionSteps = append(d.RegressionSteps, i)
+					fail = false // the agent's own breakage, not the issue
+				}
+			}
+			if s.Modifies && !editFirst {
+				modify(i, s)
 			}
 			if s.Script == "" {
 				continue
 			}
 			d.ReproScripts = sweAppendUnique(d.ReproScripts, s.Script)
+			if s.Observation >= 0 && !s.Failure {
+				passed[s.Script] = i
+			}
 			beforeLastEdit := d.LastEdit < 0 || i < d.LastEdit || i == d.LastEdit && !s.RunAfterEdit
-			if s.Failure && !rep && beforeLastEdit {
+			if fail && !rep && beforeLastEdit {
 				rep = true
 				if c, ok := created[s.Script]; ok {
 					d.ReproductionSteps = append(d.ReproductionSteps, c)

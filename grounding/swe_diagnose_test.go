@@ -62,6 +62,7 @@ func TestDiagnoseSWE(t *testing.T) {
 		repSteps     []int
 		verSteps     []int
 		locSteps     []int
+		regSteps     []int
 	}{
 		{name: "reproduce, fix, verify", meta: submitted, inst: calcInstance,
 			steps:  []act{{cmd: "ls"}, writeRepro, runFail, edit, runPass, {cmd: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff --cached", out: calcPatch}},
@@ -122,6 +123,43 @@ func TestDiagnoseSWE(t *testing.T) {
 		{name: "files only in the submitted patch count as edited", meta: SWEMeta{ExitStatus: "submitted", Submission: ptr(calcInstance.Patch)}, inst: calcInstance,
 			steps:  []act{{cmd: "python3 my_fixer.py"}},
 			stages: "L", localization: ptr(1.0), reproduction: ptr(false), verification: nil, completed: true},
+		// A failure the agent caused is not a reproduction of the issue.
+		{name: "a crash in the agent's own edit after the script passed is a regression", meta: submitted, inst: calcInstance,
+			steps: []act{writeRepro, {cmd: "python reproduce.py", out: "inf"}, edit,
+				{cmd: "python reproduce.py", out: "Traceback (most recent call last):\n  File \"reproduce.py\", line 2, in <module>\n  File \"/testbed/pkg/calc.py\", line 3, in div\nTypeError: can only concatenate tuple", fail: true},
+				{cmd: "sed -i 's/x/y/' pkg/calc.py"}, runPass},
+			stages: "RRPrPr", localization: ptr(0.5), reproduction: ptr(false), verification: ptr(true), completed: true,
+			verSteps: []int{5}, locSteps: []int{2, 4}, regSteps: []int{3}},
+		{name: "a new script failing inside the agent's edited file is a regression", meta: submitted, inst: calcInstance,
+			steps: []act{edit, writeRepro,
+				{cmd: "python reproduce.py", out: "Traceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 2\n  File \"/testbed/pkg/calc.py\", line 3, in div\nNameError: name 'b2' is not defined", fail: true},
+				{cmd: "sed -i 's/b2/b/' pkg/calc.py"}, runPass},
+			stages: "PPrPr", localization: ptr(0.5), reproduction: ptr(false), verification: ptr(true), completed: true,
+			verSteps: []int{4}, locSteps: []int{0, 3}, regSteps: []int{2}},
+		{name: "a new script failing outside the edited files after a debug edit reproduces", meta: submitted, inst: calcInstance,
+			steps: []act{{cmd: "sed -i '1a print(1)' pkg/util.py"}, writeRepro,
+				{cmd: "python reproduce.py", out: "Traceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 2\n  File \"/testbed/pkg/calc.py\", line 2, in div\nZeroDivisionError: division by zero", fail: true},
+				edit, runPass},
+			stages: "PPrPr", localization: ptr(1.0), reproduction: ptr(true), verification: ptr(true), completed: true,
+			repSteps: []int{1, 2}, verSteps: []int{4}, locSteps: []int{0, 3}},
+		{name: "a rewritten script failing after an edit reproduces", meta: submitted, inst: calcInstance,
+			steps: []act{writeRepro, runPass, {cmd: "sed -i '1a print(1)' pkg/util.py"},
+				{cmd: "cat <<'EOF' > reproduce.py\nassert div(1, 0) == 0\nEOF\npython reproduce.py", out: "AssertionError", fail: true},
+				edit, runPass},
+			stages: "RRPrPr", localization: ptr(1.0), reproduction: ptr(true), verification: ptr(true), completed: true,
+			repSteps: []int{0, 3}, verSteps: []int{5}, locSteps: []int{2, 4}},
+
+		// Verification needs an edit before it.
+		{name: "a backup copy and test runs before any edit verify nothing", meta: SWEMeta{ExitStatus: "Submitted", Submission: ptr("")}, inst: calcInstance,
+			steps:  []act{{cmd: "cp pkg/calc.py pkg/calc.py.orig"}, writeRepro, runPass, {cmd: "pytest tests", out: "===== 3 passed in 0.1s ====="}},
+			stages: "LRRR", localization: ptr(0.0), reproduction: ptr(false), verification: nil, completed: false},
+		{name: "tests run only before the edit: verification false", meta: submitted, inst: calcInstance,
+			steps:  []act{{cmd: "pytest tests", out: "===== 3 passed in 0.1s ====="}, writeRepro, runPass, edit},
+			stages: "RRRP", localization: ptr(0.5), reproduction: ptr(false), verification: ptr(false), completed: true, locSteps: []int{3}},
+		{name: "a revert is the last edit: the run after it is the check", meta: submitted, inst: calcInstance,
+			steps:  []act{writeRepro, runFail, edit, runPass, {cmd: "git checkout pkg/calc.py"}, runFail},
+			stages: "RRPrPr", localization: ptr(0.5), reproduction: ptr(true), verification: ptr(false), completed: true,
+			repSteps: []int{0, 1}, verSteps: []int{5}, locSteps: []int{2, 4}},
 		{name: "unknown commands and format errors are labelled by state", meta: submitted, inst: nil,
 			steps:  []act{{cmd: "frobnicate"}, writeRepro, {}, {cmd: "pip install -e ."}, edit, {}},
 			stages: "LRRRPP", reproduction: ptr(false), verification: ptr(false), completed: true},
@@ -142,6 +180,9 @@ func TestDiagnoseSWE(t *testing.T) {
 			}
 			if !sameInts(d.ReproductionSteps, tt.repSteps) || !sameInts(d.VerificationSteps, tt.verSteps) || !sameInts(d.LocalizationSteps, tt.locSteps) {
 				t.Errorf("justifying steps rep %v ver %v loc %v; want %v %v %v", d.ReproductionSteps, d.VerificationSteps, d.LocalizationSteps, tt.repSteps, tt.verSteps, tt.locSteps)
+			}
+			if !sameInts(d.RegressionSteps, tt.regSteps) {
+				t.Errorf("regression steps %v, want %v", d.RegressionSteps, tt.regSteps)
 			}
 			if d.HasReference != (tt.localization != nil) {
 				t.Errorf("HasReference = %v", d.HasReference)

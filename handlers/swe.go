@@ -539,6 +539,8 @@ func trajectoryDiagnostics(s grounding.SWESubject, d grounding.SWEDiagnosis, ope
 					rep.Detail += ": " + sig
 				}
 			}
+		case len(d.RegressionSteps) > 0:
+			rep.Detail = "ran " + strings.Join(d.ReproScripts, ", ") + " but its failures came from the agent's own edits (a regression, not the issue)"
 		case failedAfterLastEdit(d):
 			rep.Detail = "ran " + strings.Join(d.ReproScripts, ", ") + " but saw a failure signal only after its last source edit (a failed verification, not a reproduction)"
 		case len(d.ReproScripts) > 0:
@@ -547,6 +549,9 @@ func trajectoryDiagnostics(s grounding.SWESubject, d grounding.SWEDiagnosis, ope
 			rep.Detail = "never ran a reproduction script of its own"
 		}
 		rep.Links = stepLinks(d.ReproductionSteps)
+		if !*d.Reproduction {
+			rep.Links = append(rep.Links, stepLinks(d.RegressionSteps)...)
+		}
 	}
 	ver := views.SWEFigure{Name: "verification", Kind: "none", Value: "—", Detail: "the agent never edited a source file: there is no last edit to verify"}
 	if d.Verification != nil {

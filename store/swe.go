@@ -15,7 +15,7 @@ import (
 // sweDiagnosticsVersion is the version of the stored diagnostics. Bump it
 // when grounding's classifier, router or diagnostics change meaning:
 // RefreshSWEDiagnostics then recomputes every stored row.
-const sweDiagnosticsVersion = 1
+const sweDiagnosticsVersion = 2 // 2: reverts, --help, backups, mv, write+run, regressions
 
 // sweTrajectoryCond selects a run's SWE trajectories (alias t): the SWE
 // importers' domain, or one of their formats for logs imported as
