@@ -39,6 +39,11 @@ func IsSWETrajectoryFormat(f Format) bool {
 
 var sweOpenHandsResultRe = regexp.MustCompile(`Result for [^\s:]+: resolved: (True|False)`)
 
+// sweEvalReportHeadRe recognises OpenHands' markdown evaluation summary
+// (output.swebench_eval.md): a "## Resolved Instances" or "## Unresolved
+// Instances" section.
+var sweEvalReportHeadRe = regexp.MustCompile(`(?m)^##\s+(Resolved|Unresolved) Instances\s*$`)
+
 // detectSWE recognises the SWE trajectory formats in the first window p of
 // an input (after white space and BOM). It looks at the whole window, not
 // only the first line, because these files are usually pretty-printed JSON.
@@ -78,7 +83,7 @@ func detectSWEAny(p []byte) (Format, bool) {
 	case '[':
 		return detectSWEArray(p)
 	}
-	if sweOpenHandsResultRe.Match(p) {
+	if sweOpenHandsResultRe.Match(p) || sweEvalReportHeadRe.Match(p) {
 		return FormatSWEResults, true
 	}
 	return "", false

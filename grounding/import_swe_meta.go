@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -336,8 +337,30 @@ func sweReadEvalLog(br *bufio.Reader, file string, yield func(SWEResult, error) 
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 64<<10), recordLimit)
 	n := 0
+	// OpenHands' output.swebench_eval.md lists instances under "## Resolved
+	// Instances", "## Unresolved Instances", "## Empty Patch Instances",
+	// … as "- [id](output.swebench_eval.logs/instance_id.log)". An id may
+	// be listed twice (unresolved and empty patch); resolved wins, and each
+	// id is reported once, in first-seen order.
+	section := ""
+	var ids []string
+	resolved := map[string]bool{}
 	for sc.Scan() {
-		m := sweOpenHandsResultRe.FindStringSubmatch(sc.Text())
+		line := sc.Text()
+		if m := sweReportSectionRe.FindStringSubmatch(line); m != nil {
+			section = strings.ToLower(m[1])
+			continue
+		}
+		if sweReportSections[section] {
+			if m := sweReportItemRe.FindStringSubmatch(line); m != nil && LooksLikeInstanceID(m[1]) {
+				if _, seen := resolved[m[1]]; !seen {
+					ids = append(ids, m[1])
+				}
+				resolved[m[1]] = resolved[m[1]] || section == "resolved"
+				continue
+			}
+		}
+		m := sweOpenHandsResultRe.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -352,9 +375,27 @@ func sweReadEvalLog(br *bufio.Reader, file string, yield func(SWEResult, error) 
 		yield(SWEResult{}, fmt.Errorf("grounding: read %s: %w", file, err))
 		return
 	}
+	for _, id := range ids {
+		n++
+		if !yield(SWEResult{InstanceID: id, Resolved: resolved[id]}, nil) {
+			return
+		}
+	}
 	if n == 0 {
 		yield(SWEResult{}, &ImportError{File: file, Record: -1,
-			Expected: "SWE-bench results (JSON) or an OpenHands evaluation log with \"Result for <id>: resolved: True|False\"",
+			Expected: "SWE-bench results (JSON), an OpenHands evaluation log with \"Result for <id>: resolved: True|False\" or an OpenHands output.swebench_eval.md",
 			Got:      "text without such a line"})
 	}
 }
+
+// sweReportSections are the sections of output.swebench_eval.md whose
+// instances were evaluated (incomplete ones were not).
+var sweReportSections = map[string]bool{"resolved": true, "unresolved": true, "empty patch": true, "error": true}
+
+var (
+	// sweReportSectionRe is a section heading of output.swebench_eval.md;
+	// "## Summary" and other headings end the instance lists.
+	sweReportSectionRe = regexp.MustCompile(`^##\s+(\w+(?:\s\w+)*?)(?:\s+Instances)?\s*$`)
+	// sweReportItemRe is one listed instance: "- [id](link)" or "- id".
+	sweReportItemRe = regexp.MustCompile(`^\s*[-*]\s+\[?([A-Za-z0-9][\w.\-]*__[\w.\-]+-\d+)\]?`)
+)

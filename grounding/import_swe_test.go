@@ -53,6 +53,7 @@ func TestDetectSWE(t *testing.T) {
 		{"results_summary.json", FormatSWEResults},
 		{"sbcli_report.json", FormatSWEResults},
 		{"instance_acme__calc-2.log", FormatSWEResults},
+		{"output.swebench_eval.md", FormatSWEResults},
 	}
 	for _, tt := range data {
 		got, ok := DetectSWEData(bufio.NewReader(sweFixture(t, tt.file)))
@@ -329,6 +330,10 @@ func TestReadSWEResults(t *testing.T) {
 		{"results_summary.json", "results_summary.json", []SWEResult{{"acme__calc-1", true}, {"acme__calc-2", false}}},
 		{"sbcli_report.json", "sbcli_report.json", []SWEResult{{"acme__calc-1", true}, {"acme__calc-2", false}, {"acme__calc-3", false}}},
 		{"instance_acme__calc-2.log", "instance_acme__calc-2.log", []SWEResult{{"acme__calc-2", false}}},
+		// OpenHands' markdown summary: resolved and unresolved sections, an
+		// error instance counts as unresolved, calc-4 (unresolved and empty
+		// patch) once, the incomplete calc-6 not at all.
+		{"output.swebench_eval.md", "output.swebench_eval.md", []SWEResult{{"acme__calc-1", true}, {"acme__calc-2", false}, {"acme__calc-4", false}, {"acme__calc-5", false}}},
 	}
 	for _, tt := range tests {
 		var got []SWEResult
