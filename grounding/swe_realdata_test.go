@@ -128,6 +128,47 @@ func TestRealSWEReadings(t *testing.T) {
 		})
 	}
 	t.Logf("agreement with my readings: stages %d/%d steps, metrics %d/%d", same, steps, sameMetrics, metrics)
+
+	// Single steps read one by one (testdata/swe/step_readings.json): the
+	// class each should get, chosen where classes are easy to get wrong
+	// (reverts, --help, write-and-run, regressions) and among ordinary steps.
+	t.Run("steps", func(t *testing.T) {
+		b, err := os.ReadFile(filepath.Join("testdata", "swe", "step_readings.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Steps []struct {
+				Trajectory string       `json:"trajectory"`
+				Step       int          `json:"step"`
+				Class      SWEStepClass `json:"class"`
+				Reading    string       `json:"reading"`
+			}
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		cache := map[string][]SWEStep{}
+		agree := 0
+		for _, r := range f.Steps {
+			steps, ok := cache[r.Trajectory]
+			if !ok {
+				steps = SWESteps(readRealTrajectory(t, r.Trajectory))
+				cache[r.Trajectory] = steps
+			}
+			if r.Step >= len(steps) {
+				t.Errorf("%s: no step %d (%d steps)", filepath.Base(r.Trajectory), r.Step, len(steps))
+				continue
+			}
+			s := steps[r.Step]
+			if s.Class == r.Class {
+				agree++
+				continue
+			}
+			t.Errorf("%s step %d: class %s (%s), read %s (%s)", filepath.Base(r.Trajectory), r.Step, s.Class, s.Why, r.Class, r.Reading)
+		}
+		t.Logf("agreement with my step readings: %d/%d steps", agree, len(f.Steps))
+	})
 }
 
 func deref(v any) any {
@@ -221,6 +262,8 @@ func TestRealSWEMetadata(t *testing.T) {
 		run + "results_summary.json":                  {500, 371},
 		run + "logs/django__django-11133/report.json": {1, 1},
 		"openhands-swebench-verified/evaluation/evaluation_outputs/outputs/princeton-nlp__SWE-bench_Verified-test/CodeActAgent/claude-3-5-sonnet-20241022_maxiter_50_N_v0.15.0-no-hint-no-condensation-run_1/output.swebench_eval.logs/instance_astropy__astropy-14365.log": {1, 0},
+		// The MANIFEST: 26 resolved, 24 unresolved, 1 empty patch (django-11265, also listed unresolved).
+		"openhands-swebench-verified/evaluation/evaluation_outputs/outputs/princeton-nlp__SWE-bench_Verified-test/CodeActAgent/claude-3-5-sonnet-20241022_maxiter_50_N_v0.15.0-no-hint-no-condensation-run_1/output.swebench_eval.md": {50, 26},
 	} {
 		f, err := os.Open(filepath.Join(realSWE, file))
 		if err != nil {
