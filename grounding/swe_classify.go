@@ -92,6 +92,7 @@ type sweTracker struct {
 	authored map[string]bool     // test files the agent wrote into (new tests in existing files)
 	editors  map[string][]string // scratch scripts that rewrite files → the files they name
 	edited   map[string]bool     // source files the agent changed (what a git checkout of them reverts)
+	scratch  map[string]bool     // files in the package the agent wrote and ran as scripts
 	openFile string              // SWE-agent's current file
 	// cwd is the shell's working directory as written (absolute or
 	// repository-relative); "" is the repository root. persistent is set
@@ -103,7 +104,7 @@ type sweTracker struct {
 
 func newSWETracker(persistent bool) *sweTracker {
 	return &sweTracker{created: map[string]bool{}, authored: map[string]bool{}, editors: map[string][]string{},
-		edited: map[string]bool{}, persistent: persistent}
+		edited: map[string]bool{}, scratch: map[string]bool{}, persistent: persistent}
 }
 
 // SWESteps lists the steps of t in order with their classes: every tool
@@ -421,6 +422,8 @@ func (tr *sweTracker) kindOf(p string) sweFileKind {
 		return sweRepro
 	case tr.editors[p] != nil:
 		return sweEditor
+	case tr.scratch[p]:
+		return sweScratch
 	case sweIsTestPath(lp):
 		return sweTest
 	case (ext == ".log" || ext == ".out" || ext == ".txt" || ext == ".err") && (outside || top):
@@ -1259,6 +1262,24 @@ func (tr *sweTracker) pythonCommand(e *sweEffects, s *SWEStep, c sweCommand) {
 				for _, t := range targets {
 					tr.note(e, s, tr.resolve(t), "runs "+np+", "+sweDescribeKind(k)+" ("+t+")")
 				}
+			case sweSource:
+				if tr.created[np] && slices.Contains(e.edits, np) && !sweRepoTopFiles[base] {
+					// cat > pkg/try_it.py <<EOF … EOF && python pkg/try_it.py:
+					// a script written to be run, wherever it was put.
+					tr.scratch[np] = true
+					delete(tr.edited, np)
+					e.edits = slices.DeleteFunc(e.edits, func(x string) bool { return x == np })
+					if len(e.edits) == 0 {
+						e.editWhy, e.runAfter = "", false
+					}
+					e.reproWrites = sweAppendUnique(e.reproWrites, np)
+					if e.reproWhy == "" {
+						e.reproWhy = "writes " + np + ": " + sweDescribeKind(sweScratch)
+					}
+					e.run(np, "runs "+np+": "+sweDescribeKind(sweScratch), np)
+					return
+				}
+				e.misc("runs " + np)
 			default:
 				e.misc("runs " + np)
 			}
