@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -423,4 +424,35 @@ func TestSWEMixedRunCounts(t *testing.T) {
 	if got := row.Find("td").First().Text(); got != "2" {
 		t.Errorf("compare row SWE trajectories = %q, want 2", got)
 	}
+}
+
+// A failure that only came from the agent's own edit is shown as a
+// regression, with a link to the step, not as a reproduction.
+func TestSWEReproductionRegressionDetail(t *testing.T) {
+	tr := &grounding.Trajectory{ID: "acme__calc-1", Domain: grounding.DomainSWE, Meta: json.RawMessage(`{"scaffold":"mini-swe-agent"}`),
+		Messages: []grounding.Message{{Role: grounding.RoleUser, Content: "fix it"}}}
+	for i, s := range [][2]string{
+		{"cat <<'EOF' > reproduce.py\nfrom pkg.calc import div\nprint(div(1, 0))\nEOF", ""},
+		{"python reproduce.py", "inf"},
+		{"sed -i 's/a/b/' pkg/calc.py", ""},
+		{"python reproduce.py", "Traceback (most recent call last):\n  File \"/testbed/pkg/calc.py\", line 2, in div\nNameError: name 'b2' is not defined"},
+	} {
+		id := "c" + strconv.Itoa(i)
+		args, _ := json.Marshal(map[string]string{"command": s[0]})
+		tr.Messages = append(tr.Messages,
+			grounding.Message{Role: grounding.RoleAssistant, ToolCalls: []grounding.ToolCall{{ID: id, Name: "bash", Arguments: args}}},
+			grounding.Message{Role: grounding.RoleTool, ToolCallID: id, Content: s[1]})
+	}
+	d := grounding.DiagnoseSWE(tr, nil)
+	page := trajectoryDiagnostics(grounding.SWESubject{ID: 1, Trajectory: tr}, d, -1)
+	for _, f := range page.Figures {
+		if f.Name != "reproduction" {
+			continue
+		}
+		if f.Value != "no" || !strings.Contains(f.Detail, "regression") || len(f.Links) != 1 || f.Links[0].Label != "step 4" {
+			t.Errorf("reproduction figure = %q %q %+v", f.Value, f.Detail, f.Links)
+		}
+		return
+	}
+	t.Fatal("no reproduction figure")
 }
