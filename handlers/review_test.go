@@ -32,6 +32,7 @@ type fakeAdjudication struct {
 	UndoFn         func(userID, eventID int64) (grounding.VerdictEvent, error)
 	LastUndoableFn func(userID int64) (grounding.VerdictEvent, error)
 	AddNoteFn      func(userID, itemID int64, note string) (grounding.VerdictEvent, bool, error)
+	DecisionNoteFn func(userID, tid int64, ord int, note string) (grounding.VerdictEvent, bool, error)
 	ProgressFn     func(userID int64, f grounding.QueueFilter) (grounding.Progress, error)
 	HistoryFn      func(tid int64, ord int) (grounding.DecisionHistory, error)
 	QueueFn        func(f grounding.QueueFilter) (grounding.QueuePage, error)

@@ -46,6 +46,7 @@ type ReviewItem struct {
 	SkipURL       string
 	NoteURL       string
 	RenewURL      string
+	NoteOn        string // the decision, "trajectory:ordinal", a note is kept on if the item leaves the queue
 	TrajectoryURL string
 	ExtID         string
 	RunName       string
