@@ -905,6 +905,20 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 	if p, _ := db.Progress(ctx, lea.ID, f); p.Conflicts != 1 || p.Done != 1 || p.Remaining != 0 {
 		t.Errorf("progress with a conflict = %+v", p)
 	}
+	// An annotator's "all" leaves the conflict out.
+	all := f
+	all.State = "all"
+	n := len(allQueue(t, db, all))
+	all.NoConflicts = true
+	for _, it := range allQueue(t, db, all) {
+		if it.State == grounding.QueueConflict {
+			t.Errorf("Queue(all, NoConflicts) lists item %d in conflict", it.ID)
+		}
+		n--
+	}
+	if n != 1 {
+		t.Errorf("NoConflicts left out %d items, want the 1 conflict", n)
+	}
 	// The lead settles it, with a reason.
 	_, err = db.Finalize(ctx, lea.ID, cc.Item.ID, grounding.VerdictFail, " ")
 	wantErr(t, "Finalize without a reason", err, grounding.ErrInvalid)
