@@ -494,7 +494,7 @@ func (h *Review) screen(w http.ResponseWriter, r *http.Request, u grounding.User
 	}
 	switch {
 	case errors.Is(err, grounding.ErrNotFound):
-		p.Empty = "Nothing left for you in this queue: every item is settled, held by enough annotators, or already has your verdict."
+		// progress says why, from the figures
 	case err != nil:
 		h.fail(w, r, err)
 		return
@@ -529,6 +529,10 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 	pr, last, err := h.store.Standing(ctx, u.ID, f)
 	if err != nil {
 		return err
+	}
+	lead := grounding.CanLead(u.Role)
+	if !lead {
+		pr = withoutConflicts(pr)
 	}
 	if last != nil {
 		what := string(last.Verdict)
@@ -568,7 +572,59 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 	if pr.Conflicts > 0 {
 		p.Progress.Conflicts = plural(pr.Conflicts, "conflict") + " waiting for a lead"
 	}
+	if p.Item == nil {
+		// Next had nothing for this user: the open items still counted
+		// are not theirs to take, and the screen says which they are.
+		p.Progress.Remaining = "0 left"
+		p.Empty = nothingLeft(pr, lead)
+	}
 	return nil
+}
+
+// withoutConflicts is an annotator's view of the queue's figures: items in
+// conflict are for leads, and counting them would tell an annotator who
+// voted that the other verdict differed (blind overlap).
+func withoutConflicts(pr grounding.Progress) grounding.Progress {
+	pr.Items -= pr.Conflicts
+	pr.Conflicts = 0
+	return pr
+}
+
+// nothingLeft explains an empty review screen from the user's figures:
+// the open items held by other annotators (Next gives none of them), the
+// ones the user already judged or skipped, and for a lead the conflicts.
+func nothingLeft(pr grounding.Progress, lead bool) string {
+	held, passed := pr.Yours, pr.Remaining-pr.Yours
+	var why []string
+	switch {
+	case held == 1:
+		why = append(why, "1 item is claimed by someone else")
+	case held > 1:
+		why = append(why, count(held)+" items are claimed by other annotators")
+	}
+	switch {
+	case passed > 0 && held > 0:
+		why = append(why, "and you judged or skipped the other "+count(passed))
+	case passed == 1:
+		why = append(why, "you judged or skipped the open item; it waits for other annotators")
+	case passed > 1:
+		why = append(why, "you judged or skipped the "+count(passed)+" open items; they wait for other annotators")
+	}
+	text := strings.Join(why, ", ")
+	if lead && pr.Conflicts > 0 {
+		c := "1 conflict waits for a lead"
+		if pr.Conflicts > 1 {
+			c = count(pr.Conflicts) + " conflicts wait for a lead"
+		}
+		if text != "" {
+			text += "; "
+		}
+		text += c + ": see the conflicts list"
+	}
+	if text == "" {
+		return "Nothing left in this queue: no item is open any more."
+	}
+	return "Nothing left for you — " + text + "."
 }
 
 // item builds the claimed decision's screen: the decision card with its
