@@ -679,6 +679,7 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 		NoteURL:       base + "/note",
 		RenewURL:      base + "/renew",
 		NoteOn:        strconv.FormatInt(it.TrajectoryID, 10) + ":" + strconv.Itoa(it.Ordinal),
+		NoteKey:       "groundwork.note." + strconv.FormatInt(u.ID, 10) + "." + id,
 		TrajectoryURL: decisionURL(hd.ID, it.Ordinal),
 		ExtID:         hd.ExtID,
 		RunName:       hd.RunName,

@@ -47,6 +47,7 @@ type ReviewItem struct {
 	NoteURL       string
 	RenewURL      string
 	NoteOn        string // the decision, "trajectory:ordinal", a note is kept on if the item leaves the queue
+	NoteKey       string // where the page keeps the unsent note (sessionStorage): per user and item
 	TrajectoryURL string
 	ExtID         string
 	RunName       string
