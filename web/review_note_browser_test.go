@@ -132,11 +132,47 @@ func TestBrowserReviewNoteSurvivesLeaving(t *testing.T) {
 	if got := text(t, ann, `[data-testid=my-notes]`); !strings.Contains(got, note) {
 		t.Errorf("my notes = %q, want the saved note", got)
 	}
-	// The verdict refused with 401 (the session had ended) is the one
-	// failed load the browser reports, and meant.
+	// A refused verdict: the claim went away (another queue opened
+	// elsewhere released it), so "a" with a note typed answers 409. The
+	// note is saved all the same, the notice says so, and the page keeps
+	// no copy.
+	const refused = "the reservation id is in turn 3"
+	if err := chromedp.Do(ann, chromedp.SendKeys(chromedp.CSS(`#review [data-note-input]`), refused), chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	status, err := chromedp.Run(ann, chromedp.Evaluate[string](`fetch("/review?domain=elsewhere", {headers: {"HX-Request": "true"}}).then(function (r) { return String(r.status); })`, chromedp.EvalAwaitPromise))
+	if err != nil || status != "200" {
+		t.Fatalf("opening another queue: status %s, %v", status, err)
+	}
+	wctx, cancel := context.WithTimeout(ann, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(wctx, chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`)), chromedp.Focus(chromedp.CSS(`[data-testid=approve]`)), typedKey("a"),
+		chromedp.WaitVisible(chromedp.CSS(`#review [data-testid=notice]`))); err != nil {
+		screenshot(t, ann, "note-survives-refused-verdict-failed")
+		t.Fatalf("a refused verdict: %v", err)
+	}
+	if err := chromedp.Do(wctx, chromedp.WaitReady(chromedp.CSS(`#review[data-ready]`))); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ann, "note-survives-refused-verdict")
+	if got := text(t, ann, `#review [data-testid=notice]`); !strings.HasPrefix(got, "Your note was saved; the verdict was not recorded because that item is not yours to judge") {
+		t.Errorf("after a refused verdict the notice reads %q", got)
+	}
+	if got := mineToday(t, ann); got != "0 today" {
+		t.Errorf("after the refused verdict, %s: want 0 today", got)
+	}
+	if kept := evalString(t, ann, `Object.keys(sessionStorage).filter(function (k) { return k.indexOf("groundwork.note.") === 0; }).join(" ")`); kept != "" {
+		t.Errorf("after the refused verdict saved the note the page still keeps %q", kept)
+	}
+	if got := currentItem(t, ann); got == item && !strings.Contains(text(t, ann, `[data-testid=my-notes]`), refused) {
+		t.Errorf("the item is on screen again without the note saved with the refused verdict")
+	}
+
+	// The verdicts refused with 409 and 401 (the session had ended) are
+	// the failed loads the browser and htmx report, and meant.
 	var p []string
 	for _, m := range problems() {
-		if !strings.Contains(m, "/verdict") || !strings.Contains(m, "status of 401") {
+		if !strings.Contains(m, "/verdict") || !(strings.Contains(m, "409") || strings.Contains(m, "401")) {
 			p = append(p, m)
 		}
 	}
