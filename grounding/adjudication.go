@@ -100,6 +100,9 @@ type QueueFilter struct {
 	State  string
 	After  string
 	Limit  int // default 50, max 500
+	// NoConflicts leaves out the items in conflict (an annotator's lists:
+	// conflicts are for leads).
+	NoConflicts bool
 	// Decision, when set, keeps only the item of that decision: the
 	// trajectory page's "judge it" link claims that one item.
 	Decision *DecisionRef

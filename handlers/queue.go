@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"groundwork/grounding"
@@ -61,12 +62,22 @@ func isLead(r *http.Request) bool {
 
 // List renders the queue with its filters (?run, domain, tool, reason,
 // state, after). The filter form's htmx requests get the results only.
+// Items in conflict are for leads: an annotator asking for them is
+// refused, and their lists and counts leave them out.
 func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	f, err := parseQueueFilter(r.URL.Query())
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	lead := isLead(r)
+	if !lead {
+		if f.State == grounding.QueueConflict {
+			h.fail(w, r, Error(http.StatusForbidden, "Conflicts are for leads (researchers and admins). You see an item's outcome once it is settled."))
+			return
+		}
+		f.NoConflicts = true
 	}
 	qp, err := h.store.Queue(ctx, f)
 	if errors.Is(err, grounding.ErrInvalid) {
@@ -98,12 +109,15 @@ func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	p.Summary = queueSummary(state, f, pr)
+	if !lead {
+		pr = withoutConflicts(pr)
+	}
+	p.Summary = queueSummary(state, f, pr, lead)
 	p.Empty = "No " + state + " items match these filters."
 	if state == "all" {
 		p.Empty = "No items match these filters."
 	}
-	if isLead(r) {
+	if lead {
 		p.ConflictsURL = withQuery("/queue/conflicts", queueQuery(f))
 		p.Conflicts = count(pr.Conflicts)
 	}
@@ -116,7 +130,10 @@ func (h *Queue) List(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if f.RunID != 0 && isLead(r) {
+	if !lead {
+		p.Filter.States = slices.DeleteFunc(p.Filter.States, func(o views.Option) bool { return o.Value == grounding.QueueConflict })
+	}
+	if f.RunID != 0 && lead {
 		if p.Overlap, err = h.overlapForm(ctx, f.RunID, false); err != nil {
 			h.fail(w, r, err)
 			return
@@ -556,8 +573,9 @@ func (h *Queue) Prioritize(w http.ResponseWriter, r *http.Request) {
 // queueSummary describes what the list shows, in its state. The figures
 // are the run's queue counters (all runs without a run): only the open
 // count is narrowed by domain, tool and reason, so a narrowed list of
-// another state does not borrow the run's count as its own.
-func queueSummary(state string, f grounding.QueueFilter, pr grounding.Progress) string {
+// another state does not borrow the run's count as its own. Conflicts are
+// mentioned to leads only.
+func queueSummary(state string, f grounding.QueueFilter, pr grounding.Progress, lead bool) string {
 	narrowed := f.Domain != "" || f.Tool != "" || f.Reason != ""
 	scope := count(pr.Items) + " queued items"
 	if f.RunID == 0 {
@@ -565,6 +583,13 @@ func queueSummary(state string, f grounding.QueueFilter, pr grounding.Progress) 
 	}
 	settled := count(pr.Done) + " of " + scope + " settled (" + percent(pr.Done, pr.Items) + ")"
 	conflicts := plural(pr.Conflicts, "conflict") + " waiting for a lead"
+	// and is conflicts after a separator, "" for an annotator.
+	and := func(sep string) string {
+		if !lead {
+			return ""
+		}
+		return sep + conflicts
+	}
 	switch {
 	case state == grounding.QueueDone && narrowed:
 		return "Settled items matching these filters · overall, " + settled + " · " + count(pr.Remaining) + " open items match"
@@ -575,9 +600,9 @@ func queueSummary(state string, f grounding.QueueFilter, pr grounding.Progress) 
 	case state == grounding.QueueConflict:
 		return conflicts + " (of " + scope + ") · " + count(pr.Remaining) + " still open"
 	case state == "all" && narrowed:
-		return "Items in any state matching these filters · " + count(pr.Remaining) + " of them open · overall, " + settled + " · " + conflicts
+		return "Items in any state matching these filters · " + count(pr.Remaining) + " of them open · overall, " + settled + and(" · ")
 	case state == "all":
-		return scope + ": " + count(pr.Remaining) + " open, " + count(pr.Done) + " settled (" + percent(pr.Done, pr.Items) + "), " + conflicts
+		return scope + ": " + count(pr.Remaining) + " open, " + count(pr.Done) + " settled (" + percent(pr.Done, pr.Items) + ")" + and(", ")
 	}
-	return count(pr.Remaining) + " open items match · " + settled + " · " + conflicts
+	return count(pr.Remaining) + " open items match · " + settled + and(" · ")
 }

@@ -32,6 +32,8 @@ type reviewStore interface {
 	// would cancel (nil when none: ID, Ordinal, Kind and Verdict set).
 	Standing(ctx context.Context, userID int64, f grounding.QueueFilter) (grounding.Progress, *grounding.VerdictEvent, error)
 	AddNote(ctx context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error)
+	// AddDecisionNote notes a decision whose item may be gone.
+	AddDecisionNote(ctx context.Context, userID, trajectoryID int64, ordinal int, note string) (grounding.VerdictEvent, bool, error)
 	// DecisionAt returns a trajectory's header and its decision at ordinal
 	// (grounding.ErrNotFound when either is missing).
 	DecisionAt(ctx context.Context, trajectoryID int64, ordinal int) (grounding.TrajectoryHeader, grounding.StoredDecision, error)
@@ -117,8 +119,10 @@ func judgeURL(runID, trajectoryID int64, ordinal int) string {
 
 // Verdict records the annotator's verdict on the item and answers with the
 // next item (htmx) or a redirect to it. Refusals (not claimed, expired,
-// already settled) answer 409 with the fresh screen and a message saying
-// that nothing was recorded; a repeated submission says it was recorded once.
+// already settled, gone) answer 409 with the fresh screen; a note sent with
+// a refused verdict is saved on the decision all the same, and the message
+// says which was kept. A repeated submission says it was recorded once,
+// and saves a new note that came with it.
 func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
 	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, *prefetch, error) {
 		v := grounding.Verdict(r.PostForm.Get("verdict"))
@@ -129,22 +133,49 @@ func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return views.Notice{}, nil, err
 		}
+		note := r.PostForm.Get("note")
 		// The next item is claimed in the verdict's transaction: one commit
 		// per key press. screen then shows that claim.
-		res, next, found, err := h.store.SubmitNext(r.Context(), u.ID, itemID, v, r.PostForm.Get("note"), f, h.lease)
+		res, next, found, err := h.store.SubmitNext(r.Context(), u.ID, itemID, v, note, f, h.lease)
 		if err != nil {
+			if refusal(err) == "" {
+				return views.Notice{}, nil, err
+			}
+			// Refused: the verdict is not recorded, the note still is.
+			kept, nerr := h.saveNote(w, r, u, itemID)
+			if nerr != nil {
+				h.log.ErrorContext(r.Context(), "review: keep the note of a refused verdict", "item", itemID, "err", nerr)
+				return views.Notice{}, nil, err
+			}
+			if kept {
+				return views.Notice{}, nil, noteKept{err}
+			}
 			return views.Notice{}, nil, err
 		}
 		pre := &prefetch{claim: next, found: found}
 		if res.Repeated {
-			if res.Event.Verdict == v {
+			// Another tab's verdict stands; a note this one carried is
+			// not the one recorded with it, so it is saved on its own.
+			kept := false
+			if strings.TrimSpace(note) != "" && strings.TrimSpace(note) != res.Event.Note {
+				if kept, err = h.saveNote(w, r, u, itemID); err != nil {
+					return views.Notice{}, nil, err
+				}
+			}
+			switch {
+			case kept && res.Event.Verdict == v:
+				return views.Notice{Tone: "ok", Text: "Your note was saved; the verdict was not recorded again because you had already recorded “" + verdictLabel(v) + "” on that decision (double click or another tab)."}, pre, nil
+			case kept:
+				return views.Notice{Tone: "warn", Text: "Your note was saved; the verdict was not recorded because you had already recorded “" + verdictLabel(res.Event.Verdict) + "” on that decision (another tab?). Press u to undo it if you meant “" + verdictLabel(v) + "”."}, pre, nil
+			case res.Event.Verdict == v:
 				return views.Notice{Tone: "ok", Text: "Already recorded: your “" + verdictLabel(v) + "” on that decision was recorded once (double click or another tab)."}, pre, nil
 			}
 			return views.Notice{Tone: "warn", Text: "You had already recorded “" + verdictLabel(res.Event.Verdict) + "” on that decision (another tab?); nothing changed. Press u to undo it if you meant “" + verdictLabel(v) + "”."}, pre, nil
 		}
 		text := "Recorded “" + verdictLabel(v) + "”."
-		if strings.TrimSpace(r.PostForm.Get("note")) != "" {
+		if strings.TrimSpace(note) != "" {
 			text = "Recorded “" + verdictLabel(v) + "” with your note."
+			w.Header().Set(NoteSaved, strconv.FormatInt(itemID, 10))
 		}
 		// Whether the others agreed is not said: verdicts stay independent
 		// until a lead looks, and a closed round can no longer be undone.
@@ -158,11 +189,17 @@ func (h *Review) Verdict(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// noteKept is a refusal after which the note sent with the action was
+// saved all the same.
+type noteKept struct{ error }
+
+func (e noteKept) Unwrap() error { return e.error }
+
 // Skip passes the item on to someone else.
 func (h *Review) Skip(w http.ResponseWriter, r *http.Request) {
 	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, *prefetch, error) {
 		// A note typed but not saved goes with the item, not with the screen.
-		saved, err := h.keepNote(r, u, itemID)
+		saved, err := h.keepNote(w, r, u, itemID)
 		if err != nil {
 			return views.Notice{}, nil, err
 		}
@@ -176,13 +213,14 @@ func (h *Review) Skip(w http.ResponseWriter, r *http.Request) {
 // Note records a note on the item and shows the same item again.
 func (h *Review) Note(w http.ResponseWriter, r *http.Request) {
 	h.act(w, r, func(u grounding.User, itemID int64) (views.Notice, *prefetch, error) {
-		_, repeated, err := h.store.AddNote(r.Context(), u.ID, itemID, r.PostForm.Get("note"))
+		_, repeated, err := h.addNote(r, u, itemID)
 		if errors.Is(err, grounding.ErrInvalid) {
 			return views.Notice{}, nil, Error(http.StatusUnprocessableEntity, "A note needs some text (at most 4,000 characters).")
 		}
 		if err != nil {
 			return views.Notice{}, nil, err
 		}
+		w.Header().Set(NoteSaved, strconv.FormatInt(itemID, 10))
 		if repeated {
 			return views.Notice{Tone: "ok", Text: "That note is already saved."}, nil, nil
 		}
@@ -190,21 +228,56 @@ func (h *Review) Note(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// NoteSaved is the response header naming the item whose note the request
+// saved: the page script then forgets the copy it kept of the unsent text.
+const NoteSaved = "Groundwork-Note-Saved"
+
+// addNote saves the request's note field on the item; when the item has
+// left the queue (a recheck), on the decision the form names (field
+// decision, "trajectory:ordinal"), so the text is not lost with the item.
+func (h *Review) addNote(r *http.Request, u grounding.User, itemID int64) (grounding.VerdictEvent, bool, error) {
+	note := r.PostForm.Get("note")
+	e, repeated, err := h.store.AddNote(r.Context(), u.ID, itemID, note)
+	if !errors.Is(err, grounding.ErrNotFound) {
+		return e, repeated, err
+	}
+	tid, ord, ok := strings.Cut(r.PostForm.Get("decision"), ":")
+	trajectoryID, err1 := strconv.ParseInt(tid, 10, 64)
+	ordinal, err2 := strconv.Atoi(ord)
+	if !ok || err1 != nil || err2 != nil {
+		return e, repeated, err
+	}
+	return h.store.AddDecisionNote(r.Context(), u.ID, trajectoryID, ordinal, note)
+}
+
+// saveNote saves a non-blank note field (addNote) and says whether there
+// was one; the response then carries NoteSaved.
+func (h *Review) saveNote(w http.ResponseWriter, r *http.Request, u grounding.User, itemID int64) (bool, error) {
+	if strings.TrimSpace(r.PostForm.Get("note")) == "" {
+		return false, nil
+	}
+	if _, _, err := h.addNote(r, u, itemID); err != nil {
+		return false, err
+	}
+	w.Header().Set(NoteSaved, strconv.FormatInt(itemID, 10))
+	return true, nil
+}
+
 // keepNote saves the note field of a request that leaves the item (skip,
 // undo) as the user's note on it, so text typed and not yet saved is not
 // lost with the screen. It returns what to add to the notice.
-func (h *Review) keepNote(r *http.Request, u grounding.User, itemID int64) (string, error) {
-	note := r.PostForm.Get("note")
-	if strings.TrimSpace(note) == "" {
+func (h *Review) keepNote(w http.ResponseWriter, r *http.Request, u grounding.User, itemID int64) (string, error) {
+	if strings.TrimSpace(r.PostForm.Get("note")) == "" {
 		return "", nil
 	}
-	e, _, err := h.store.AddNote(r.Context(), u.ID, itemID, note)
+	e, _, err := h.addNote(r, u, itemID)
 	if err != nil {
 		if errors.Is(err, grounding.ErrInvalid) {
 			return "", Error(http.StatusUnprocessableEntity, "A note has at most 4,000 characters; nothing was recorded.")
 		}
 		return "", err
 	}
+	w.Header().Set(NoteSaved, strconv.FormatInt(itemID, 10))
 	return " Your note on decision " + strconv.Itoa(e.Ordinal+1) + ", the one you left, is saved there.", nil
 }
 
@@ -241,7 +314,7 @@ func (h *Review) Undo(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, badRequest("item must be a number"))
 			return
 		}
-		if saved, err = h.keepNote(r, u, itemID); err != nil {
+		if saved, err = h.keepNote(w, r, u, itemID); err != nil {
 			h.fail(w, r, err)
 			return
 		}
@@ -328,6 +401,9 @@ func (h *Review) act(w http.ResponseWriter, r *http.Request, do func(u grounding
 		case msg == "":
 			h.fail(w, r, err)
 			return
+		case errors.As(err, new(noteKept)):
+			status, notice, pre = http.StatusConflict, views.Notice{Tone: "warn",
+				Text: "Your note was saved; the verdict was not recorded because " + refusalCause(err) + "."}, nil
 		default:
 			status, notice, pre = http.StatusConflict, views.Notice{Tone: "warn", Text: msg}, nil
 		}
@@ -376,6 +452,21 @@ func refusal(err error) string {
 	return ""
 }
 
+// refusalCause is why a verdict was refused, as the end of a sentence.
+func refusalCause(err error) string {
+	switch {
+	case errors.Is(err, grounding.ErrClaimExpired):
+		return "your claim on that item expired after a while without activity, and another annotator holds it now"
+	case errors.Is(err, grounding.ErrNotClaimed):
+		return "that item is not yours to judge: it was handed to someone else, you skipped it, or you moved on to another item (another tab?)"
+	case errors.Is(err, grounding.ErrItemClosed):
+		return "that item was settled meanwhile (by other verdicts, or it went to a lead)"
+	case errors.Is(err, grounding.ErrNotFound):
+		return "that item is no longer in the queue (a recheck settled it automatically)"
+	}
+	return "it was refused"
+}
+
 func verdictLabel(v grounding.Verdict) string {
 	switch v {
 	case grounding.VerdictPass:
@@ -403,7 +494,7 @@ func (h *Review) screen(w http.ResponseWriter, r *http.Request, u grounding.User
 	}
 	switch {
 	case errors.Is(err, grounding.ErrNotFound):
-		p.Empty = "Nothing left for you in this queue: every item is settled, held by enough annotators, or already has your verdict."
+		// progress says why, from the figures
 	case err != nil:
 		h.fail(w, r, err)
 		return
@@ -438,6 +529,10 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 	pr, last, err := h.store.Standing(ctx, u.ID, f)
 	if err != nil {
 		return err
+	}
+	lead := grounding.CanLead(u.Role)
+	if !lead {
+		pr = withoutConflicts(pr)
 	}
 	if last != nil {
 		what := string(last.Verdict)
@@ -477,7 +572,59 @@ func (h *Review) progress(ctx context.Context, u grounding.User, f grounding.Que
 	if pr.Conflicts > 0 {
 		p.Progress.Conflicts = plural(pr.Conflicts, "conflict") + " waiting for a lead"
 	}
+	if p.Item == nil {
+		// Next had nothing for this user: the open items still counted
+		// are not theirs to take, and the screen says which they are.
+		p.Progress.Remaining = "0 left"
+		p.Empty = nothingLeft(pr, lead)
+	}
 	return nil
+}
+
+// withoutConflicts is an annotator's view of the queue's figures: items in
+// conflict are for leads, and counting them would tell an annotator who
+// voted that the other verdict differed (blind overlap).
+func withoutConflicts(pr grounding.Progress) grounding.Progress {
+	pr.Items -= pr.Conflicts
+	pr.Conflicts = 0
+	return pr
+}
+
+// nothingLeft explains an empty review screen from the user's figures:
+// the open items held by other annotators (Next gives none of them), the
+// ones the user already judged or skipped, and for a lead the conflicts.
+func nothingLeft(pr grounding.Progress, lead bool) string {
+	held, passed := pr.Yours, pr.Remaining-pr.Yours
+	var why []string
+	switch {
+	case held == 1:
+		why = append(why, "1 item is claimed by someone else")
+	case held > 1:
+		why = append(why, count(held)+" items are claimed by other annotators")
+	}
+	switch {
+	case passed > 0 && held > 0:
+		why = append(why, "and you judged or skipped the other "+count(passed))
+	case passed == 1:
+		why = append(why, "you judged or skipped the open item; it waits for other annotators")
+	case passed > 1:
+		why = append(why, "you judged or skipped the "+count(passed)+" open items; they wait for other annotators")
+	}
+	text := strings.Join(why, ", ")
+	if lead && pr.Conflicts > 0 {
+		c := "1 conflict waits for a lead"
+		if pr.Conflicts > 1 {
+			c = count(pr.Conflicts) + " conflicts wait for a lead"
+		}
+		if text != "" {
+			text += "; "
+		}
+		text += c + ": see the conflicts list"
+	}
+	if text == "" {
+		return "Nothing left in this queue: no item is open any more."
+	}
+	return "Nothing left for you — " + text + "."
 }
 
 // item builds the claimed decision's screen: the decision card with its
@@ -531,6 +678,8 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 		SkipURL:       base + "/skip",
 		NoteURL:       base + "/note",
 		RenewURL:      base + "/renew",
+		NoteOn:        strconv.FormatInt(it.TrajectoryID, 10) + ":" + strconv.Itoa(it.Ordinal),
+		NoteKey:       "groundwork.note." + strconv.FormatInt(u.ID, 10) + "." + id,
 		TrajectoryURL: decisionURL(hd.ID, it.Ordinal),
 		ExtID:         hd.ExtID,
 		RunName:       hd.RunName,

@@ -194,7 +194,7 @@ func parseQueueCursor(s string) (prio int, at time.Time, id int64, err error) {
 
 // Queue returns one page of queue items matching f, best first: priority
 // descending, then oldest, then id. State "" lists open items, "all" every
-// state. Paging is keyset; a malformed After is grounding.ErrInvalid.
+// state (but conflicts with NoConflicts). Paging is keyset; a malformed After is grounding.ErrInvalid.
 func (db *DB) Queue(ctx context.Context, f grounding.QueueFilter) (grounding.QueuePage, error) {
 	limit := f.Limit
 	if limit <= 0 {
@@ -213,6 +213,10 @@ func (db *DB) Queue(ctx context.Context, f grounding.QueueFilter) (grounding.Que
 		args = append(args, f.State)
 	default:
 		return grounding.QueuePage{}, fmt.Errorf("store: queue: state %q: %w", f.State, grounding.ErrInvalid)
+	}
+	if f.NoConflicts {
+		where = append(where, "q.state <> ?")
+		args = append(args, grounding.QueueConflict)
 	}
 	if f.After != "" {
 		p, ct, id, err := parseQueueCursor(f.After)

@@ -490,6 +490,48 @@ func (db *DB) AddNote(ctx context.Context, userID, itemID int64, note string) (g
 	return e, false, storeErr(op, tx.Commit())
 }
 
+// AddDecisionNote records a note by the user on a decision, on its queue
+// item when it has one and on the decision alone when it has none (a
+// recheck took an untouched item out of the queue while the annotator was
+// writing): the review screen keeps a note whose item is gone this way,
+// and NotesBy and History read it by decision. Empty, too long and
+// repeated notes are as for AddNote; an unknown decision is
+// grounding.ErrNotFound.
+func (db *DB) AddDecisionNote(ctx context.Context, userID, trajectoryID int64, ordinal int, note string) (grounding.VerdictEvent, bool, error) {
+	op := fmt.Sprintf("note of user %d on decision %d of trajectory %d", userID, ordinal, trajectoryID)
+	note = strings.TrimSpace(note)
+	if note == "" || len(note) > grounding.MaxNote {
+		return grounding.VerdictEvent{}, false, fmt.Errorf("store: %s: a note has 1 to %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid)
+	}
+	tx, done, err := db.begin(ctx)
+	if err != nil {
+		return grounding.VerdictEvent{}, false, storeErr(op, err)
+	}
+	defer done()
+	var d struct {
+		RunID  int64         `db:"run_id"`
+		ItemID sql.NullInt64 `db:"item_id"`
+	}
+	if err := db.q(tx).get(ctx, &d, `SELECT d.run_id, (SELECT q.id FROM queue_items q WHERE q.trajectory_id = d.trajectory_id AND q.ordinal = d.ordinal) AS item_id
+		FROM decisions d WHERE d.trajectory_id = ? AND d.ordinal = ?`, trajectoryID, ordinal); err != nil {
+		return grounding.VerdictEvent{}, false, storeErr(op, err)
+	}
+	var prev []eventRow
+	if err := tx.SelectContext(ctx, &prev, tx.Rebind(eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? AND e.user_id = ? ORDER BY e.id DESC LIMIT 1`),
+		trajectoryID, ordinal, userID); err != nil {
+		return grounding.VerdictEvent{}, false, storeErr(op, err)
+	}
+	if len(prev) > 0 && prev[0].Kind == grounding.EventNote && prev[0].Note == cleanText(note) {
+		return prev[0].event(), true, nil
+	}
+	e := grounding.VerdictEvent{ItemID: d.ItemID.Int64, RunID: d.RunID, TrajectoryID: trajectoryID, Ordinal: ordinal,
+		UserID: userID, Kind: grounding.EventNote, Note: note, CreatedAt: db.now()}
+	if e, err = addEvent(ctx, tx, e); err != nil {
+		return e, false, err
+	}
+	return e, false, storeErr(op, tx.Commit())
+}
+
 // Enqueue sends a decision to the queue by hand ("needs a human look"),
 // with the lead's note, ahead of the run's open items. A decision without
 // an item gets a manual one; one whose item is done gets a new round (its

@@ -46,6 +46,8 @@ type ReviewItem struct {
 	SkipURL       string
 	NoteURL       string
 	RenewURL      string
+	NoteOn        string // the decision, "trajectory:ordinal", a note is kept on if the item leaves the queue
+	NoteKey       string // where the page keeps the unsent note (sessionStorage): per user and item
 	TrajectoryURL string
 	ExtID         string
 	RunName       string

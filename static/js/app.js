@@ -160,6 +160,42 @@
     if (r && r.contains(e.detail.elt)) {
       var note = noteField(r);
       sentNote = note ? note.value : "";
+      keepNote(note);
+    }
+  });
+
+  // The text of a note not yet sent survives leaving the page: a session
+  // that ended (the login page, then back), a reload, the Back button. It
+  // is kept in sessionStorage under the field's data-note-key (one per user
+  // and item), put back when that item shows again, and forgotten once a
+  // response says the server saved it (Groundwork-Note-Saved: the item).
+  function keepNote(note) {
+    var key = note && note.getAttribute("data-note-key");
+    if (!key) return;
+    try {
+      if (note.value.trim() !== "") sessionStorage.setItem(key, note.value);
+      else sessionStorage.removeItem(key);
+    } catch (err) { /* storage full or disabled: the field still holds it */ }
+  }
+  function keptNote(note) {
+    var key = note && note.getAttribute("data-note-key");
+    try { return key ? sessionStorage.getItem(key) || "" : ""; } catch (err) { return ""; }
+  }
+  function forgetNote(note) {
+    var key = note && note.getAttribute("data-note-key");
+    try { if (key) sessionStorage.removeItem(key); } catch (err) { /* nothing kept */ }
+  }
+  document.addEventListener("input", function (e) {
+    if (e.target instanceof HTMLTextAreaElement && e.target.hasAttribute("data-note-input")) keepNote(e.target);
+  });
+  window.addEventListener("pagehide", function () { keepNote(noteField(review())); });
+  // A session that ended answers with HX-Redirect to the login page: the
+  // note is kept, so leaving for it asks nothing.
+  var redirected = false;
+  document.addEventListener("htmx:beforeOnLoad", function (e) {
+    if (e.detail.xhr && e.detail.xhr.getResponseHeader("HX-Redirect")) {
+      keepNote(noteField(review()));
+      redirected = true;
     }
   });
   document.addEventListener("htmx:beforeSwap", function (e) {
@@ -167,6 +203,8 @@
     if (!r || e.detail.target !== r) return;
     swapping = true;
     var note = noteField(r), a = document.activeElement;
+    var saved = e.detail.xhr && e.detail.xhr.getResponseHeader("Groundwork-Note-Saved");
+    if (saved && saved === r.getAttribute("data-item")) forgetNote(note);
     // A refused write (503: the database was busy) recorded nothing: the
     // note sent with it stays in the field, whole.
     var unsent = e.detail.xhr && e.detail.xhr.status >= 500;
@@ -199,6 +237,10 @@
       refocus = "";
     }
     var note = noteField(r);
+    // Text kept from before the page was left goes back into its item's
+    // field (what was typed while the item loaded wins).
+    var kept = keptNote(note);
+    if (note && kept !== "" && note.value === "" && !(carried && carried.text !== "")) note.value = kept;
     if (carried && note) {
       if (carried.text !== "") {
         note.value = carried.text;
@@ -215,6 +257,7 @@
     }
     carried = null;
     refocus = "";
+    keepNote(note);
     // A live region swapped in with its text is not always announced:
     // repeat the notice in #announce, which stays.
     var notice = r.querySelector("[data-testid=notice]"), live = document.getElementById("announce");
@@ -328,9 +371,11 @@
   });
 
   // A note typed and not saved goes with a verdict, skip or undo (their
-  // forms include it); leaving the page any other way asks first: a
+  // forms include it), and is kept in this tab when the page is left
+  // (keepNote). Leaving any other way still asks first, as a reminder: a
   // boosted link (htmx swaps the body, so the browser never unloads the
-  // page) and a real unload alike.
+  // page) and a real unload alike (closing the tab loses the copy), but
+  // not the login page taking over an ended session.
   function unsavedNote() {
     var note = document.querySelector("#review [data-note-input]");
     return !!note && note.value.trim() !== "";
@@ -338,12 +383,12 @@
   document.addEventListener("htmx:confirm", function (e) {
     if (e.detail.target !== document.body || !unsavedNote()) return;
     e.preventDefault();
-    if (window.confirm("Your note on this decision is not saved. Leave the review screen anyway?")) {
+    if (window.confirm("Your note on this decision is not saved yet. Leave the review screen? The note is kept in this tab and comes back with the item.")) {
       e.detail.issueRequest(true);
     }
   });
   window.addEventListener("beforeunload", function (e) {
-    if (unsavedNote()) {
+    if (unsavedNote() && !redirected) {
       e.preventDefault();
       e.returnValue = "";
     }

@@ -51,6 +51,7 @@ var adjudicationTests = []struct {
 	{"SetOverlapSettles", testSetOverlapSettles},
 	{"EnqueueByHand", testEnqueueByHand},
 	{"RecheckKeepsQueue", testRecheckKeepsQueue},
+	{"NoteOnGoneItem", testNoteOnGoneItem},
 	{"RecheckWhileAdjudicating", testRecheckWhileAdjudicating},
 	{"LowerOverlapWhileClaimed", testLowerOverlapWhileClaimed},
 	{"AgreementStats", testAgreementStats},
@@ -904,6 +905,20 @@ func testOverlapAgreeConflictFinal(t *testing.T, db *store.DB) {
 	if p, _ := db.Progress(ctx, lea.ID, f); p.Conflicts != 1 || p.Done != 1 || p.Remaining != 0 {
 		t.Errorf("progress with a conflict = %+v", p)
 	}
+	// An annotator's "all" leaves the conflict out.
+	all := f
+	all.State = "all"
+	n := len(allQueue(t, db, all))
+	all.NoConflicts = true
+	for _, it := range allQueue(t, db, all) {
+		if it.State == grounding.QueueConflict {
+			t.Errorf("Queue(all, NoConflicts) lists item %d in conflict", it.ID)
+		}
+		n--
+	}
+	if n != 1 {
+		t.Errorf("NoConflicts left out %d items, want the 1 conflict", n)
+	}
 	// The lead settles it, with a reason.
 	_, err = db.Finalize(ctx, lea.ID, cc.Item.ID, grounding.VerdictFail, " ")
 	wantErr(t, "Finalize without a reason", err, grounding.ErrInvalid)
@@ -1135,6 +1150,66 @@ func testRecheckKeepsQueue(t *testing.T, db *store.DB) {
 		t.Errorf("the judged item is %s after recheck", it.State)
 	}
 	checkCounters(t, db, run.ID)
+}
+
+// testNoteOnGoneItem: a recheck takes an untouched item out of the queue
+// while an annotator holds it; their verdict is refused (ErrNotFound) and
+// the note they wrote is kept on the decision, where the review screen and
+// the history read it. On a decision that still has its item the note goes
+// on the item.
+func testNoteOnGoneItem(t *testing.T, db *store.DB) {
+	run := adjPool(t, db, "gone", 1)
+	ann := mustUser(t, db, "ann", grounding.RoleAnnotator)
+	c := mustNext(t, db, ann, grounding.QueueFilter{RunID: run.ID})
+	none := func(t *grounding.Trajectory) grounding.Result {
+		r := grounding.CheckDefault(t)
+		for i := range r.Decisions {
+			if r.Decisions[i].Verdict == grounding.VerdictAmbiguous {
+				r.Decisions[i].Verdict, r.Decisions[i].Queued = grounding.VerdictFail, false
+			}
+		}
+		return r
+	}
+	if _, err := db.Recheck(ctx, run.ID, none, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.Submit(ctx, ann.ID, c.Item.ID, grounding.VerdictPass, "it was in turn 3", 0)
+	wantErr(t, "Submit on a gone item", err, grounding.ErrNotFound)
+	_, _, err = db.AddNote(ctx, ann.ID, c.Item.ID, "it was in turn 3")
+	wantErr(t, "AddNote on a gone item", err, grounding.ErrNotFound)
+
+	e, rep, err := db.AddDecisionNote(ctx, ann.ID, c.Item.TrajectoryID, c.Item.Ordinal, "  it was in turn 3 ")
+	if err != nil || rep || e.ID == 0 || e.ItemID != 0 || e.Note != "it was in turn 3" || e.RunID != run.ID {
+		t.Fatalf("AddDecisionNote = %+v, %v, %v; want a note on the decision, no item", e, rep, err)
+	}
+	if e2, rep, err := db.AddDecisionNote(ctx, ann.ID, c.Item.TrajectoryID, c.Item.Ordinal, "it was in turn 3"); err != nil || !rep || e2.ID != e.ID {
+		t.Errorf("AddDecisionNote twice = %+v, %v, %v; want the first, Repeated", e2, rep, err)
+	}
+	notes, err := db.NotesBy(ctx, ann.ID, c.Item.TrajectoryID, c.Item.Ordinal)
+	if err != nil || len(notes) != 1 || notes[0].Note != "it was in turn 3" || notes[0].UserName != "ann" || notes[0].CreatedAt.IsZero() {
+		t.Errorf("NotesBy = %+v, %v; want ann's note with its time", notes, err)
+	}
+	h, err := db.History(ctx, c.Item.TrajectoryID, c.Item.Ordinal)
+	if err != nil || h.Item != nil || len(h.Events) != 1 || h.Events[0].Note != "it was in turn 3" {
+		t.Errorf("History = %+v, %v; want no item and the note", h, err)
+	}
+	_, _, err = db.AddDecisionNote(ctx, ann.ID, c.Item.TrajectoryID, 999, "nowhere")
+	wantErr(t, "AddDecisionNote(unknown decision)", err, grounding.ErrNotFound)
+	_, _, err = db.AddDecisionNote(ctx, ann.ID, c.Item.TrajectoryID, c.Item.Ordinal, " ")
+	wantErr(t, "AddDecisionNote(blank)", err, grounding.ErrInvalid)
+
+	// Queued again: a note on the decision goes on its new item.
+	if _, err := db.Recheck(ctx, run.ID, grounding.CheckDefault, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err = db.History(ctx, c.Item.TrajectoryID, c.Item.Ordinal)
+	if err != nil || h.Item == nil {
+		t.Fatalf("History after requeueing = %+v, %v; want an item", h, err)
+	}
+	e, _, err = db.AddDecisionNote(ctx, ann.ID, c.Item.TrajectoryID, c.Item.Ordinal, "second look")
+	if err != nil || e.ItemID != h.Item.ID {
+		t.Errorf("AddDecisionNote with an item = %+v, %v; want it on item %d", e, err, h.Item.ID)
+	}
 }
 
 // testRecheckWhileAdjudicating: a recheck of a run recounts its counters
