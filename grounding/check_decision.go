@@ -280,6 +280,11 @@ func (c *checker) callDecision(i, k int) {
 	}
 	d.Reasons = append(d.Reasons, reasons...)
 	c.workflow(&d, ci, call)
+	if len(c.rt.conditions) > 0 {
+		if s := c.conditions(&d, call, i); s > sev {
+			sev = s
+		}
+	}
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }

@@ -389,7 +389,8 @@ func cancelled() *tb {
 // TestCheckWorkflow covers flow.order, flow.unconfirmed and term.failed.
 func TestCheckWorkflow(t *testing.T) {
 	read := func() *tb {
-		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668, cancel reservation NO6JO3.")
+		// A health reason: NO6JO3 has insurance, so the policy allows it.
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668, cancel reservation NO6JO3. I'm sick.")
 	}
 	t.Run("cancel without reading the reservation", func(t *testing.T) {
 		tr := read().say("Cancel NO6JO3? Please confirm.").user("Yes.").
@@ -542,4 +543,46 @@ func TestEvidenceStringFreeText(t *testing.T) {
 	if got := a.Where.String(); strings.Contains(got, "-1") || !strings.Contains(got, "free text") {
 		t.Errorf("free-text evidence = %q, want its note without a message index", got)
 	}
+}
+
+// TestCheckPolicyConditions covers the airline profile's cancellation
+// condition (workflow.conditions): a cancellation the visible record does
+// not allow (booked more than 24 hours ago, not business, no insurance
+// covering the reason the user gave, no airline cancellation) is ambiguous,
+// not passed and not failed.
+func TestCheckPolicyConditions(t *testing.T) {
+	record := func(created, cabin, insurance string) string {
+		return `{"reservation_id": "NO6JO3", "user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA", "flight_type": "one_way", "cabin": "` + cabin +
+			`", "flights": [{"flight_number": "HAT136", "date": "2024-05-20", "price": 152}], "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}], "payment_history": [{"payment_id": "credit_card_4421486", "amount": 152}], "created_at": "` +
+			created + `", "total_baggages": 0, "nonfree_baggages": 0, "insurance": "` + insurance + `"}`
+	}
+	cancel := func(policy, reason, rec string) *Trajectory {
+		return traj("airline").sys(policy).user("I am mia_li_3668, cancel reservation NO6JO3. "+reason).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, rec).
+			say("Cancel NO6JO3? Please confirm (yes/no).").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "economy without insurance booked two weeks ago", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", status: StatusUnsupported, where: "created_at 2024-05-01T05:17:41"},
+		{name: "booked within the last 24 hours", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-14T20:46:09", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "business can always be cancelled", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "business", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "insurance and a health reason", in: cancel(airlinePolicy, "I'm feeling unwell.", record("2024-05-01T05:17:41", "basic_economy", "yes")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "insurance does not cover a change of plans", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "economy", "yes")),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, arg: "policy", status: StatusUnsupported, where: "insurance yes"},
+		{name: "the airline cancelled the flight", in: cancel(airlinePolicy, "The airline cancelled my flight.", record("2024-05-01T05:17:41", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "no current time stated: the rule says nothing", in: cancel("# Airline Agent Policy\n\nBe helpful.", "My plans changed.", record("2024-05-01T05:17:41", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the latest record counts: an update that left basic economy", in: traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668, cancel reservation NO6JO3, no specific reason.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, record("2024-05-01T05:17:41", "business", "no")).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, record("2024-05-01T05:17:41", "basic_economy", "no")).
+			say("Cancel NO6JO3? Please confirm (yes/no).").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build(),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, arg: "policy", where: "cabin basic_economy"},
+	})
 }

@@ -157,8 +157,42 @@ type ErrorProfile struct {
 
 // WorkflowProfile holds the ordering and confirmation rules.
 type WorkflowProfile struct {
-	Order   []OrderRule  `json:"order,omitempty"`
-	Confirm *ConfirmRule `json:"confirm,omitempty"`
+	Order      []OrderRule     `json:"order,omitempty"`
+	Confirm    *ConfirmRule    `json:"confirm,omitempty"`
+	Conditions []ConditionRule `json:"conditions,omitempty"`
+}
+
+// ConditionRule is a policy condition on a write that depends on the
+// record of the entity it is keyed by: a call to one of Tools is allowed
+// when the latest visible record whose Arg field holds the call's Arg value
+// was created within Within.Hours of the current time the system message
+// states, or meets one of Allow. Otherwise the decision is ambiguous (a
+// human decides: logs' reference actions sometimes break such rules, so
+// the engine does not fail them). Without a visible record or a stated
+// current time the rule says nothing.
+type ConditionRule struct {
+	Tools []string `json:"tools"`
+	Arg   string   `json:"arg"`
+	// Rule is the policy sentence, shown in the evidence.
+	Rule   string      `json:"rule,omitempty"`
+	Within *WithinRule `json:"within,omitempty"`
+	Allow  []AllowRule `json:"allow,omitempty"`
+}
+
+// WithinRule: the record's Field (a date-time) is at most Hours before the
+// current time.
+type WithinRule struct {
+	Field string  `json:"field"`
+	Hours float64 `json:"hours"`
+}
+
+// AllowRule holds when the record's Field is one of Values (when Field is
+// set) and a visible user message before the call says one of UserWords
+// (when set): "insurance" yes and a health or weather reason.
+type AllowRule struct {
+	Field     string   `json:"field,omitempty"`
+	Values    []string `json:"values,omitempty"`
+	UserWords []string `json:"user_words,omitempty"`
 }
 
 // OrderRule: a call to one of Tools must follow a successful call to one of
@@ -699,7 +733,7 @@ func (v profileValidator) document(doc any) error {
 		}
 	}
 	if x, ok := top["workflow"]; ok {
-		m, err := v.object("workflow", x, "order", "confirm")
+		m, err := v.object("workflow", x, "order", "confirm", "conditions")
 		if err != nil {
 			return err
 		}
@@ -744,6 +778,9 @@ func (v profileValidator) document(doc any) error {
 					}
 				}
 			}
+		}
+		if err := v.conditions(m["conditions"]); err != nil {
+			return err
 		}
 		if c, ok := m["confirm"]; ok {
 			cm, err := v.object("workflow.confirm", c, "actions", "tools", "except", "level", "yes", "no")
@@ -883,4 +920,85 @@ func splitPattern(p string) []string {
 	p = strings.ReplaceAll(p, "[*]", ".*")
 	p = strings.TrimPrefix(p, ".")
 	return strings.Split(p, ".")
+}
+
+// conditions checks workflow.conditions (nil when absent).
+func (v profileValidator) conditions(x any) error {
+	if x == nil {
+		return nil
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return v.fail("workflow.conditions", "must be an array of rules, not %s", jsonTypeName(x))
+	}
+	for i, r := range a {
+		key := fmt.Sprintf("workflow.conditions[%d]", i)
+		rm, err := v.object(key, r, "tools", "arg", "rule", "within", "allow")
+		if err != nil {
+			return err
+		}
+		for _, req := range []string{"tools", "arg"} {
+			if _, ok := rm[req]; !ok {
+				return v.fail(key+"."+req, "is required")
+			}
+		}
+		if _, err := v.strings(key+".tools", rm["tools"]); err != nil {
+			return err
+		}
+		if _, err := v.str(key+".arg", rm["arg"]); err != nil {
+			return err
+		}
+		if x, ok := rm["rule"]; ok {
+			if _, err := v.str(key+".rule", x); err != nil {
+				return err
+			}
+		}
+		if x, ok := rm["within"]; ok {
+			wm, err := v.object(key+".within", x, "field", "hours")
+			if err != nil {
+				return err
+			}
+			if _, err := v.str(key+".within.field", wm["field"]); err != nil {
+				return err
+			}
+			n, ok := wm["hours"].(json.Number)
+			if h, err := n.Float64(); !ok || err != nil || h <= 0 {
+				return v.fail(key+".within.hours", "must be a positive number")
+			}
+		}
+		if x, ok := rm["allow"]; ok {
+			al, ok := x.([]any)
+			if !ok {
+				return v.fail(key+".allow", "must be an array, not %s", jsonTypeName(x))
+			}
+			for j, w := range al {
+				ak := fmt.Sprintf("%s.allow[%d]", key, j)
+				am, err := v.object(ak, w, "field", "values", "user_words")
+				if err != nil {
+					return err
+				}
+				if _, ok := am["field"]; !ok {
+					if _, ok := am["user_words"]; !ok {
+						return v.fail(ak, "needs field or user_words")
+					}
+				}
+				if x, ok := am["field"]; ok {
+					if _, err := v.str(ak+".field", x); err != nil {
+						return err
+					}
+					if _, ok := am["values"]; !ok {
+						return v.fail(ak+".values", "is required with field")
+					}
+				}
+				for _, k := range []string{"values", "user_words"} {
+					if x, ok := am[k]; ok {
+						if _, err := v.strings(ak+"."+k, x); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

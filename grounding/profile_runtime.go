@@ -54,6 +54,21 @@ type profileRuntime struct {
 	order       []orderRuntime
 	outputTools map[string]bool // tools named by an order rule's after_output
 	confirm     *confirmRuntime
+	conditions  []conditionRuntime
+}
+
+type conditionRuntime struct {
+	tools  map[string]bool
+	arg    string
+	rule   string
+	within *WithinRule
+	allow  []allowRuntime
+}
+
+type allowRuntime struct {
+	field  string
+	values []string // lower-case
+	words  []string // lower-case
 }
 
 type toolWords struct {
@@ -256,6 +271,13 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		if len(c.No) > 0 {
 			rt.no = lowerAll(c.No)
 		}
+	}
+	for _, r := range p.Workflow.Conditions {
+		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within}
+		for _, a := range r.Allow {
+			cr.allow = append(cr.allow, allowRuntime{field: a.Field, values: lowerAll(a.Values), words: lowerAll(a.UserWords)})
+		}
+		rt.conditions = append(rt.conditions, cr)
 	}
 	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
 	return rt, nil

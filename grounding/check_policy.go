@@ -1,0 +1,166 @@
+package grounding
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// conditions applies the profile's policy conditions (workflow.conditions)
+// to a call: a write the visible record of its entity does not allow (a
+// cancellation booked more than 24 hours ago, in economy, without insurance
+// covering the reason the user gave) is ambiguous. Not a fail: the rule is
+// the policy's, the engine reads it off one record, and reference actions
+// of the logs sometimes break it; a human decides. The finding is a
+// vis.unsupported evidence on the path "policy": nothing visible supports
+// that the write is allowed.
+func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
+	sev := sevOK
+	for i := range c.rt.conditions {
+		r := &c.rt.conditions[i]
+		if !r.tools[call.Name] || !call.ArgumentsValid() {
+			continue
+		}
+		var args map[string]any
+		if json.Unmarshal(call.Arguments, &args) != nil {
+			continue
+		}
+		val, ok := args[r.arg].(string)
+		if !ok || val == "" {
+			continue
+		}
+		rec, recMsg := c.latestRecord(r.arg, val, msg)
+		if rec == nil {
+			continue
+		}
+		why, allowed := c.allowedBy(r, rec, msg)
+		if allowed {
+			continue
+		}
+		ev := nowhere()
+		ev.Note = fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
+			val, recMsg, why, call.Name, r.rule)
+		d.Args = append(d.Args, ArgEvidence{
+			Path:   "policy",
+			Value:  c.vals.quote(val),
+			Role:   RoleFreeText,
+			Status: StatusUnsupported,
+			Reason: ReasonUnsupported,
+			Where:  ev,
+		})
+		sev = sevAmbiguous
+	}
+	return sev
+}
+
+// latestRecord is the latest visible successful tool observation before msg
+// that is a JSON object whose field holds val, with its message index.
+func (c *checker) latestRecord(field, val string, msg int) (map[string]any, int) {
+	quoted := `"` + val + `"`
+	for i := msg - 1; i >= 0; i-- {
+		m := &c.t.Messages[i]
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) {
+			continue
+		}
+		var rec map[string]any
+		if json.Unmarshal([]byte(m.Content), &rec) != nil {
+			continue
+		}
+		if v, ok := rec[field].(string); ok && v == val {
+			return rec, i
+		}
+	}
+	return nil, -1
+}
+
+// allowedBy reports whether the record meets the rule, else what the record
+// shows against it.
+func (c *checker) allowedBy(r *conditionRuntime, rec map[string]any, msg int) (string, bool) {
+	var shown []string
+	if w := r.within; w != nil {
+		at, ok1 := parseRecordTime(fmt.Sprint(rec[w.Field]))
+		now, ok2 := c.currentTime()
+		if !ok1 || !ok2 {
+			return "", true // cannot tell: the rule says nothing
+		}
+		if now.Sub(at) <= time.Duration(w.Hours*float64(time.Hour)) {
+			return "", true
+		}
+		shown = append(shown, fmt.Sprintf("%s %s, more than %g hours before the current time %s",
+			w.Field, rec[w.Field], w.Hours, now.Format("2006-01-02 15:04")))
+	}
+	words := false
+	for _, a := range r.allow {
+		fieldOK, wordsOK := true, true
+		if a.field != "" {
+			got := strings.ToLower(fmt.Sprint(rec[a.field]))
+			fieldOK = hasString(a.values, got)
+			if !hasString(shown, a.field+" "+got) {
+				shown = append(shown, a.field+" "+got)
+			}
+		}
+		if len(a.words) > 0 {
+			wordsOK = c.userSaidAny(a.words, msg)
+		}
+		if fieldOK && wordsOK {
+			return "", true
+		}
+		words = words || fieldOK && !wordsOK
+	}
+	why := strings.Join(shown, ", ")
+	if words {
+		why += ", and no user message gives a reason the policy accepts"
+	}
+	return why, false
+}
+
+// userSaidAny reports whether a visible user message before msg contains one
+// of the lower-case phrases.
+func (c *checker) userSaidAny(words []string, msg int) bool {
+	for i := 0; i < msg && i < len(c.t.Messages); i++ {
+		m := &c.t.Messages[i]
+		if m.Role != RoleUser || m.IsHidden() {
+			continue
+		}
+		low := c.lowerContent(i)
+		for _, w := range words {
+			if strings.Contains(low, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var currentTimeRe = regexp.MustCompile(`(?i)current time is\s+(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)`)
+
+// currentTime is the time the first visible system message states ("The
+// current time is 2024-05-15 15:00:00 EST").
+func (c *checker) currentTime() (time.Time, bool) {
+	for i := range c.t.Messages {
+		m := &c.t.Messages[i]
+		if m.Role != RoleSystem || m.IsHidden() {
+			continue
+		}
+		sm := currentTimeRe.FindStringSubmatch(m.Content)
+		if sm == nil {
+			return time.Time{}, false
+		}
+		return parseRecordTime(sm[1] + "T" + sm[2])
+	}
+	return time.Time{}, false
+}
+
+// parseRecordTime reads the date-times records and policies write:
+// 2024-05-01T05:17:41, 2024-05-01 05:17, 2024-05-01.
+func parseRecordTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(strings.Replace(s, " ", "T", 1))
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
