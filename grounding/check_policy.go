@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -79,6 +81,15 @@ func (c *checker) latestRecord(field, val string, msg int) (map[string]any, int)
 // shows against it.
 func (c *checker) allowedBy(r *conditionRuntime, rec map[string]any, msg int) (string, bool) {
 	var shown []string
+	if r.unlessPast != "" {
+		if now, ok := c.currentTime(); ok {
+			for _, v := range recordValues(rec, r.unlessPast) {
+				if at, ok := parseRecordTime(v); ok && at.Before(now.Truncate(24*time.Hour)) {
+					return r.unlessPast + " " + v + " is already past", false
+				}
+			}
+		}
+	}
 	if w := r.within; w != nil {
 		at, ok1 := parseRecordTime(fmt.Sprint(rec[w.Field]))
 		now, ok2 := c.currentTime()
@@ -163,4 +174,170 @@ func parseRecordTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// conditionClaims checks what a reply (field "content") or a transfer
+// summary says about a conditional write: a sentence that tells the user the
+// write is allowed ("you are eligible for a full refund") when the record
+// of the entity it is about does not allow it, or that it is not allowed
+// ("does not meet the conditions for cancellation") when the record allows
+// it, is ambiguous (vis.unsupported on the sentence). The entity is the
+// last one the text names, else the last one named by the latest visible
+// user or agent message that names one. low is text lower-cased.
+func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, msg int) int {
+	sev := sevOK
+	for i := range c.rt.conditions {
+		r := &c.rt.conditions[i]
+		if len(r.allowedClaims) == 0 && len(r.deniedClaims) == 0 {
+			continue
+		}
+		if !containsAny(low, r.allowedClaims) && !containsAny(low, r.deniedClaims) {
+			continue
+		}
+		ids := c.recordIDs(r.arg, msg)
+		if len(ids) == 0 {
+			continue
+		}
+		// The entity a sentence is about: the ones it names, else the last
+		// one the text named before it, else the last one the latest
+		// visible user or agent message named.
+		before := ""
+		for j := msg - 1; before == "" && j >= 0; j-- {
+			m := &c.t.Messages[j]
+			if (m.Role == RoleUser || m.Role == RoleAssistant) && !m.IsHidden() {
+				before = lastNamed(m.Content, ids)
+			}
+		}
+		for start := 0; start < len(low); {
+			end := start + strings.IndexAny(low[start:], ".!?\n")
+			if end < start {
+				end = len(low)
+			}
+			sent := low[start:end]
+			s0 := start
+			start = end + 1
+			denied := containsAny(sent, r.deniedClaims)
+			if !denied && !containsAny(sent, r.allowedClaims) {
+				if v := lastNamed(text[s0:end], ids); v != "" {
+					before = v
+				}
+				continue
+			}
+			named := allNamed(text[s0:end], ids)
+			if len(named) == 0 && strings.HasSuffix(strings.TrimSpace(sent), ":") {
+				// "the following reservations cannot be cancelled:"
+				// introduces the list after it, up to a blank line.
+				para := text[min(end+1, len(text)):]
+				if k := strings.Index(para, "\n\n"); k >= 0 {
+					para = para[:k]
+				}
+				named = allNamed(para, ids)
+			}
+			if len(named) == 0 && before != "" {
+				named = []string{before}
+			}
+			var note string
+			for _, val := range named {
+				before = val
+				rec, recMsg := c.latestRecord(r.arg, val, msg)
+				why, allowed := c.allowedBy(r, rec, msg)
+				if denied && allowed {
+					note = "says the policy does not allow it, but the record of " + val + " (message " + strconv.Itoa(recMsg) +
+						") meets the policy: it allows it when " + r.rule
+					break
+				}
+				if !denied && !allowed {
+					note = "says the policy allows it, but the record of " + val + " (message " + strconv.Itoa(recMsg) + ") shows " + why +
+						"; the policy allows it only when " + r.rule
+					break
+				}
+			}
+			if note == "" {
+				continue
+			}
+			a := c.unsupportedSpan(s0, text[s0:end], note)
+			a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
+			d.Args = append(d.Args, a)
+			sev = sevAmbiguous
+		}
+	}
+	return sev
+}
+
+// recordIDs maps the values of field in the visible JSON tool results
+// before msg (the reservations read so far) to true.
+func (c *checker) recordIDs(field string, msg int) map[string]bool {
+	var ids map[string]bool
+	key := `"` + field + `"`
+	for i := 0; i < msg; i++ {
+		m := &c.t.Messages[i]
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, key) {
+			continue
+		}
+		var rec map[string]any
+		if json.Unmarshal([]byte(m.Content), &rec) != nil {
+			continue
+		}
+		if v, ok := rec[field].(string); ok && v != "" {
+			if ids == nil {
+				ids = map[string]bool{}
+			}
+			ids[v] = true
+		}
+	}
+	return ids
+}
+
+// allNamed are the ids of ids that text names, in order.
+func allNamed(text string, ids map[string]bool) []string {
+	var out []string
+	for id := range ids {
+		if strings.Contains(text, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lastNamed is the id of ids that text names last, "" when none.
+func lastNamed(text string, ids map[string]bool) string {
+	best, at := "", -1
+	for id := range ids {
+		if k := strings.LastIndex(text, id); k > at || (k == at && k >= 0 && id < best) {
+			best, at = id, k
+		}
+	}
+	return best
+}
+
+func containsAny(s string, phrases []string) bool {
+	for _, p := range phrases {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordValues are the string values at path in rec: "cabin", or
+// "flights[*].date" for a field of each item of an array.
+func recordValues(rec map[string]any, path string) []string {
+	head, tail, each := strings.Cut(path, "[*].")
+	if !each {
+		if v, ok := rec[path].(string); ok {
+			return []string{v}
+		}
+		return nil
+	}
+	items, _ := rec[head].([]any)
+	var out []string
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
+			if v, ok := m[tail].(string); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }

@@ -586,3 +586,49 @@ func TestCheckPolicyConditions(t *testing.T) {
 			msg: 8, call: 0, verdict: VerdictAmbiguous, arg: "policy", where: "cabin basic_economy"},
 	})
 }
+
+// TestCheckPolicyClaims covers replies and transfer summaries that tell the
+// user what the cancellation policy allows: a claim the record contradicts
+// ("eligible for a full refund" on an economy booking two weeks old
+// without insurance; "does not meet the conditions" for a business one) is
+// ambiguous; a claim the record bears out passes; a trip already flown
+// cannot be cancelled whatever its cabin.
+func TestCheckPolicyClaims(t *testing.T) {
+	rec := func(id, created, cabin, date string) string {
+		return `{"reservation_id": "` + id + `", "user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA", "flight_type": "one_way", "cabin": "` + cabin +
+			`", "flights": [{"flight_number": "HAT136", "date": "` + date + `", "price": 152}], "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}], "payment_history": [{"payment_id": "credit_card_4421486", "amount": 152}], "created_at": "` +
+			created + `", "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no"}`
+	}
+	reply := func(r, text string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Please cancel reservation NO6JO3, my plans changed.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, r).say(text).build()
+	}
+	old := rec("NO6JO3", "2024-05-01T05:17:41", "economy", "2024-05-20")
+	business := rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-20")
+	runCheckCases(t, []checkCase{
+		{name: "eligible for a full refund, which the record rules out", in: reply(old, "As a silver member, you are eligible for a full refund. Shall I cancel NO6JO3?"),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "As a silver member, you are eligible for a full refund", status: StatusUnsupported, where: "created_at 2024-05-01T05:17:41"},
+		{name: "cannot be cancelled, as the record shows", in: reply(old, "NO6JO3 was booked long ago without insurance, so it cannot be cancelled."),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "does not meet the conditions, but business can always be cancelled", in: reply(business, "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, arg: "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it", where: "meets the policy"},
+		{name: "eligible for cancellation, as the record shows", in: reply(business, "NO6JO3 is in business class, so it is eligible for cancellation. Shall I proceed?"),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a business trip already flown cannot be cancelled", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03"), "NO6JO3 has already flown, so it cannot be cancelled."),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the claim is about the entity the sentence names", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Cancel NO6JO3 and AIXC49, my plans changed.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, business).
+			call("get_reservation_details", `{"reservation_id":"AIXC49"}`, rec("AIXC49", "2024-05-01T05:17:41", "economy", "2024-05-20")).
+			say("NO6JO3 can be cancelled. AIXC49 is economy without insurance, so it cannot be cancelled.").build(),
+			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a transfer summary that misstates the policy", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Please cancel reservation NO6JO3, my plans changed.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, business).
+			call("transfer_to_human_agents", `{"summary":"The user wants to cancel NO6JO3. The cancellation does not meet the conditions for the agent."}`, "Transfer successful").build(),
+			msg: 4, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+		{name: "cancelling a trip already flown", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Please cancel reservation NO6JO3.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03")).
+			say("Cancel NO6JO3? Please confirm (yes/no).").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build(),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, arg: "policy", where: "2024-05-03 is already past"},
+	})
+}

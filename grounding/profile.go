@@ -177,6 +177,22 @@ type ConditionRule struct {
 	Rule   string      `json:"rule,omitempty"`
 	Within *WithinRule `json:"within,omitempty"`
 	Allow  []AllowRule `json:"allow,omitempty"`
+	// Claims are phrases by which an agent's reply (or a transfer summary)
+	// tells the user the write is allowed or not ("eligible for a full
+	// refund", "does not meet the conditions"). A claim the record of the
+	// entity it is about contradicts is ambiguous: the reply states a
+	// policy outcome nothing visible supports.
+	Claims *ClaimPhrases `json:"claims,omitempty"`
+	// UnlessPast is a date path of the record ("flights[*].date"): when one
+	// of its dates is before the current day, the write is not allowed
+	// whatever else holds (a trip already flown cannot be cancelled).
+	UnlessPast string `json:"unless_past,omitempty"`
+}
+
+// ClaimPhrases are the phrases of a ConditionRule's claims.
+type ClaimPhrases struct {
+	Allowed []string `json:"allowed,omitempty"`
+	Denied  []string `json:"denied,omitempty"`
 }
 
 // WithinRule: the record's Field (a date-time) is at most Hours before the
@@ -933,7 +949,7 @@ func (v profileValidator) conditions(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("workflow.conditions[%d]", i)
-		rm, err := v.object(key, r, "tools", "arg", "rule", "within", "allow")
+		rm, err := v.object(key, r, "tools", "arg", "rule", "within", "allow", "claims", "unless_past")
 		if err != nil {
 			return err
 		}
@@ -948,9 +964,11 @@ func (v profileValidator) conditions(x any) error {
 		if _, err := v.str(key+".arg", rm["arg"]); err != nil {
 			return err
 		}
-		if x, ok := rm["rule"]; ok {
-			if _, err := v.str(key+".rule", x); err != nil {
-				return err
+		for _, k := range []string{"rule", "unless_past"} {
+			if x, ok := rm[k]; ok {
+				if _, err := v.str(key+"."+k, x); err != nil {
+					return err
+				}
 			}
 		}
 		if x, ok := rm["within"]; ok {
@@ -964,6 +982,19 @@ func (v profileValidator) conditions(x any) error {
 			n, ok := wm["hours"].(json.Number)
 			if h, err := n.Float64(); !ok || err != nil || h <= 0 {
 				return v.fail(key+".within.hours", "must be a positive number")
+			}
+		}
+		if x, ok := rm["claims"]; ok {
+			cm, err := v.object(key+".claims", x, "allowed", "denied")
+			if err != nil {
+				return err
+			}
+			for _, k := range []string{"allowed", "denied"} {
+				if x, ok := cm[k]; ok {
+					if _, err := v.strings(key+".claims."+k, x); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		if x, ok := rm["allow"]; ok {

@@ -55,14 +55,18 @@ type profileRuntime struct {
 	outputTools map[string]bool // tools named by an order rule's after_output
 	confirm     *confirmRuntime
 	conditions  []conditionRuntime
+	claimRules  bool // some condition has claims phrases
 }
 
 type conditionRuntime struct {
-	tools  map[string]bool
-	arg    string
-	rule   string
-	within *WithinRule
-	allow  []allowRuntime
+	tools      map[string]bool
+	arg        string
+	rule       string
+	within     *WithinRule
+	unlessPast string
+	allow      []allowRuntime
+	// allowedClaims and deniedClaims are the claims phrases, lower-case.
+	allowedClaims, deniedClaims []string
 }
 
 type allowRuntime struct {
@@ -273,9 +277,13 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		}
 	}
 	for _, r := range p.Workflow.Conditions {
-		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within}
+		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within, unlessPast: r.UnlessPast}
 		for _, a := range r.Allow {
 			cr.allow = append(cr.allow, allowRuntime{field: a.Field, values: lowerAll(a.Values), words: lowerAll(a.UserWords)})
+		}
+		if r.Claims != nil {
+			cr.allowedClaims, cr.deniedClaims = lowerAll(r.Claims.Allowed), lowerAll(r.Claims.Denied)
+			rt.claimRules = true
 		}
 		rt.conditions = append(rt.conditions, cr)
 	}
