@@ -632,3 +632,37 @@ func TestCheckPolicyClaims(t *testing.T) {
 			msg: 6, call: 0, verdict: VerdictAmbiguous, arg: "policy", where: "2024-05-03 is already past"},
 	})
 }
+
+// TestCheckRefundSign: an amount visible only with the opposite sign (a
+// calculation that came out negative, a refund in a payment history) is
+// money going back; a reply that states it needs a word that says so, else
+// it may be telling the user a refund is a charge.
+func TestCheckRefundSign(t *testing.T) {
+	priced := func(text string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. What would the nonstop HAT041 cost instead of my two flights?").
+			call("calculate", `{"expression":"(136 - (94 + 80)) * 3"}`, "-114.0").say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "a refund stated as a charge", in: priced("Switching to the nonstop would cost an additional $114 in total."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "$114", status: StatusUnsupported, where: "opposite sign"},
+		{name: "a refund stated as a refund", in: priced("Switching to the nonstop is cheaper: you would get a refund of $114 in total."),
+			msg: 4, call: -1, verdict: VerdictPass, arg: "$114", status: StatusNormalized, where: "(sign)"},
+	})
+}
+
+// TestCheckAirportLinked: a city the user named maps to an airport code
+// with outside knowledge (ambiguous) unless the visible history links them:
+// a list_all_airports result naming the city next to the code.
+func TestCheckAirportLinked(t *testing.T) {
+	search := func(pre func(*tb) *tb) *Trajectory {
+		b := traj("airline").sys(airlinePolicy).user("I am mia_li_3668. I want to fly from New York to Seattle on May 20.")
+		return pre(b).call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, `[]`).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "nothing links the city to the code", in: search(func(b *tb) *tb { return b }),
+			msg: 2, call: 0, verdict: VerdictAmbiguous, reason: ReasonKnowledge, arg: "origin", status: StatusKnowledge},
+		{name: "the airport list links them", in: search(func(b *tb) *tb {
+			return b.call("list_all_airports", `{}`, `{"JFK": "New York", "SEA": "Seattle", "LAX": "Los Angeles"}`)
+		}), msg: 4, call: 0, verdict: VerdictPass, absent: ReasonKnowledge, arg: "origin", status: StatusLiteral, where: "message 3"},
+	})
+}
