@@ -219,6 +219,11 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 			sev = s
 		}
 	}
+	if len(c.rt.claims) > 0 {
+		if s := c.policyClaims(&d, m.Content, c.lowerContent(i), i); s > sev {
+			sev = s
+		}
+	}
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }

@@ -341,3 +341,43 @@ func recordValues(rec map[string]any, path string) []string {
 	}
 	return out
 }
+
+// policyClaims flags the sentences of a reply that state a rule the
+// profile's policy_claims say the policy contradicts.
+func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int {
+	sev := sevOK
+	for i := range c.rt.claims {
+		pc := &c.rt.claims[i]
+		if !containsAny(low, pc.all[0]) {
+			continue
+		}
+		if len(pc.unlessUser) > 0 && c.userSaidAny(pc.unlessUser, msg) {
+			continue
+		}
+		for start := 0; start < len(low); {
+			end := start + strings.IndexAny(low[start:], ".!?\n")
+			if end < start {
+				end = len(low)
+			}
+			sent := low[start:end]
+			s0 := start
+			start = end + 1
+			if containsAny(sent, pc.unless) {
+				continue
+			}
+			all := true
+			for _, g := range pc.all {
+				if !containsAny(sent, g) {
+					all = false
+					break
+				}
+			}
+			if !all {
+				continue
+			}
+			d.Args = append(d.Args, c.unsupportedSpan(s0, text[s0:end], "states a rule the policy contradicts: "+pc.note))
+			sev = sevAmbiguous
+		}
+	}
+	return sev
+}

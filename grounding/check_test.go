@@ -666,3 +666,27 @@ func TestCheckAirportLinked(t *testing.T) {
 		}), msg: 4, call: 0, verdict: VerdictPass, absent: ReasonKnowledge, arg: "origin", status: StatusLiteral, where: "message 3"},
 	})
 }
+
+// TestCheckPolicyStatements covers the airline profile's policy_claims: a
+// reply that states a rule the policy contradicts (basic economy cannot
+// change cabin or passengers) or offers compensation nobody asked for is
+// ambiguous; the policy's own rules, and an offer the user asked for, pass.
+func TestCheckPolicyStatements(t *testing.T) {
+	say := func(user, text string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user(user).say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "basic economy cannot change passenger names", in: say("Please change the passenger Mei Lee to Mei Garcia.", "Unfortunately, with basic economy reservations, changes to passenger names are not allowed."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Unfortunately, with basic economy reservations, changes to passenger names are not allowed", where: "can change its passengers"},
+		{name: "basic economy cannot upgrade cabin", in: say("Please upgrade me to business.", "Please note that basic economy flights cannot be modified, including cabin upgrades."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+		{name: "basic economy flights cannot be changed: the policy's rule", in: say("Please move my flight to Friday.", "Basic economy flights cannot be modified, so I cannot change the flight."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the number of passengers cannot change: the policy's rule", in: say("Please add my son.", "Even on basic economy, the number of passengers cannot be changed."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "compensation offered unasked", in: say("My flight was delayed and I'm frustrated.", "As a gold member, I can offer you a certificate as compensation for the delay."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
+		{name: "compensation the user asked for", in: say("My flight was delayed. Can I get some compensation?", "As a gold member, I can offer you a certificate as compensation for the delay."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}

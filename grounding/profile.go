@@ -78,6 +78,10 @@ type Profile struct {
 	ChoiceActions []string       `json:"choice_actions,omitempty"`
 	Success       SuccessProfile `json:"success"`
 	Weak          WeakProfile    `json:"weak"`
+	// PolicyClaims are statements of the rules an agent's reply may make
+	// that the domain's policy contradicts ("basic economy cannot change
+	// cabin" where the policy lets every reservation change cabin).
+	PolicyClaims []PolicyClaim `json:"policy_claims,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -187,6 +191,19 @@ type ConditionRule struct {
 	// of its dates is before the current day, the write is not allowed
 	// whatever else holds (a trip already flown cannot be cancelled).
 	UnlessPast string `json:"unless_past,omitempty"`
+}
+
+// PolicyClaim is a statement the policy contradicts: a sentence of an agent
+// reply that contains a phrase of every group of All (case-insensitive) and
+// none of Unless is ambiguous (vis.unsupported on the sentence, with Note:
+// what the policy says instead).
+type PolicyClaim struct {
+	All    [][]string `json:"all"`
+	Unless []string   `json:"unless,omitempty"`
+	// UnlessUser: the sentence is fine once a visible user message before
+	// it said one of these (an offer of compensation the user asked for).
+	UnlessUser []string `json:"unless_user,omitempty"`
+	Note       string   `json:"note"`
 }
 
 // ClaimPhrases are the phrases of a ConditionRule's claims.
@@ -531,8 +548,11 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims")
 	if err != nil {
+		return err
+	}
+	if err := v.policyClaims(top["policy_claims"]); err != nil {
 		return err
 	}
 	for _, k := range []string{"name", "version"} {
@@ -1029,6 +1049,48 @@ func (v profileValidator) conditions(x any) error {
 					}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// policyClaims checks policy_claims (nil when absent).
+func (v profileValidator) policyClaims(x any) error {
+	if x == nil {
+		return nil
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return v.fail("policy_claims", "must be an array, not %s", jsonTypeName(x))
+	}
+	for i, r := range a {
+		key := fmt.Sprintf("policy_claims[%d]", i)
+		m, err := v.object(key, r, "all", "unless", "unless_user", "note")
+		if err != nil {
+			return err
+		}
+		all, ok := m["all"].([]any)
+		if !ok || len(all) == 0 {
+			return v.fail(key+".all", "must be a non-empty array of phrase lists")
+		}
+		for j, g := range all {
+			ps, err := v.strings(fmt.Sprintf("%s.all[%d]", key, j), g)
+			if err != nil {
+				return err
+			}
+			if len(ps) == 0 {
+				return v.fail(fmt.Sprintf("%s.all[%d]", key, j), "must not be empty")
+			}
+		}
+		for _, k := range []string{"unless", "unless_user"} {
+			if x, ok := m[k]; ok {
+				if _, err := v.strings(key+"."+k, x); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := v.str(key+".note", m["note"]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -55,6 +55,7 @@ type profileRuntime struct {
 	outputTools map[string]bool // tools named by an order rule's after_output
 	confirm     *confirmRuntime
 	conditions  []conditionRuntime
+	claims      []policyClaimRuntime
 	claimRules  bool // some condition has claims phrases
 }
 
@@ -67,6 +68,13 @@ type conditionRuntime struct {
 	allow      []allowRuntime
 	// allowedClaims and deniedClaims are the claims phrases, lower-case.
 	allowedClaims, deniedClaims []string
+}
+
+type policyClaimRuntime struct {
+	all        [][]string // lower-case
+	unless     []string
+	unlessUser []string
+	note       string
 }
 
 type allowRuntime struct {
@@ -286,6 +294,13 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			rt.claimRules = true
 		}
 		rt.conditions = append(rt.conditions, cr)
+	}
+	for _, pc := range p.PolicyClaims {
+		r := policyClaimRuntime{unless: lowerAll(pc.Unless), unlessUser: lowerAll(pc.UnlessUser), note: pc.Note}
+		for _, g := range pc.All {
+			r.all = append(r.all, lowerAll(g))
+		}
+		rt.claims = append(rt.claims, r)
 	}
 	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
 	return rt, nil
