@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -374,6 +375,11 @@ type checker struct {
 	hidTexts   []hiddenText
 	hbuf       mentionBuf // scratch for scanning hidden context
 
+	// now is the current time the system message states (currentTime).
+	now     time.Time
+	nowOK   bool
+	nowDone bool
+
 	res Result
 }
 
@@ -451,6 +457,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.lows = slices.Grow(c.lows[:0], len(t.Messages))[:len(t.Messages)]
 	c.sc = textScanner{smallAt: c.rt.weakMax}
 	c.memo.newTrajectory()
+	c.nowDone = false
 	c.res = Result{}
 }
 

@@ -1,7 +1,6 @@
 package grounding
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -25,16 +24,12 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		if !r.tools[call.Name] || !call.ArgumentsValid() {
 			continue
 		}
-		var args map[string]any
-		if json.Unmarshal(call.Arguments, &args) != nil {
-			continue
-		}
-		val, ok := args[r.arg].(string)
+		val, ok := record(call.Arguments).str(r.arg)
 		if !ok || val == "" {
 			continue
 		}
 		rec, recMsg := c.latestRecord(r.arg, val, msg)
-		if rec == nil {
+		if recMsg < 0 {
 			continue
 		}
 		why, allowed := c.allowedBy(r, rec, msg)
@@ -58,40 +53,87 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 }
 
 // latestRecord is the latest visible successful tool observation before msg
-// that is a JSON object whose field holds val, with its message index.
-func (c *checker) latestRecord(field, val string, msg int) (map[string]any, int) {
-	quoted := `"` + val + `"`
+// that is a JSON object whose top-level field holds val, with its message
+// index. It is read as written, without decoding.
+func (c *checker) latestRecord(field, val string, msg int) (record, int) {
 	for i := msg - 1; i >= 0; i-- {
 		m := &c.t.Messages[i]
-		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) {
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, val) {
 			continue
 		}
-		var rec map[string]any
-		if json.Unmarshal([]byte(m.Content), &rec) != nil {
-			continue
-		}
-		if v, ok := rec[field].(string); ok && v == val {
+		rec := record(m.Content)
+		if v, ok := rec.str(field); ok && v == val {
 			return rec, i
 		}
 	}
-	return nil, -1
+	return "", -1
+}
+
+// fieldValues calls f with each string value the JSON text s gives a key
+// named field ("reservation_id": "XEHM4B"), at any depth, until f returns
+// false. It reads the text as written, without decoding it.
+func fieldValues(s, field string, f func(string) bool) {
+	for off := 0; ; {
+		k := strings.Index(s[off:], field)
+		if k < 0 {
+			return
+		}
+		k += off
+		off = k + len(field)
+		if k == 0 || s[k-1] != '"' || off >= len(s) || s[off] != '"' {
+			continue
+		}
+		j := off + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+			j++
+		}
+		if j >= len(s) || s[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+			j++
+		}
+		if j >= len(s) || s[j] != '"' {
+			continue
+		}
+		e := strings.IndexByte(s[j+1:], '"')
+		if e < 0 {
+			return
+		}
+		if !f(s[j+1 : j+1+e]) {
+			return
+		}
+		off = j + 1 + e
+	}
 }
 
 // allowedBy reports whether the record meets the rule, else what the record
 // shows against it.
-func (c *checker) allowedBy(r *conditionRuntime, rec map[string]any, msg int) (string, bool) {
+func (c *checker) allowedBy(r *conditionRuntime, rec record, msg int) (string, bool) {
+	if _, ok := c.checkAllowed(r, rec, msg, false); ok {
+		return "", true
+	}
+	return c.checkAllowed(r, rec, msg, true)
+}
+
+// checkAllowed is allowedBy's test; with explain it also says why not.
+func (c *checker) checkAllowed(r *conditionRuntime, rec record, msg int, explain bool) (string, bool) {
 	var shown []string
 	if r.unlessPast != "" {
 		if now, ok := c.currentTime(); ok {
 			for _, v := range recordValues(rec, r.unlessPast) {
 				if at, ok := parseRecordTime(v); ok && at.Before(now.Truncate(24*time.Hour)) {
+					if !explain {
+						return "", false
+					}
 					return r.unlessPast + " " + v + " is already past", false
 				}
 			}
 		}
 	}
 	if w := r.within; w != nil {
-		at, ok1 := parseRecordTime(fmt.Sprint(rec[w.Field]))
+		at, ok1 := parseRecordTime(rec.text(w.Field))
 		now, ok2 := c.currentTime()
 		if !ok1 || !ok2 {
 			return "", true // cannot tell: the rule says nothing
@@ -99,26 +141,31 @@ func (c *checker) allowedBy(r *conditionRuntime, rec map[string]any, msg int) (s
 		if now.Sub(at) <= time.Duration(w.Hours*float64(time.Hour)) {
 			return "", true
 		}
-		shown = append(shown, fmt.Sprintf("%s %s, more than %g hours before the current time %s",
-			w.Field, rec[w.Field], w.Hours, now.Format("2006-01-02 15:04")))
+		if explain {
+			shown = append(shown, fmt.Sprintf("%s %s, more than %g hours before the current time %s",
+				w.Field, rec.text(w.Field), w.Hours, now.Format("2006-01-02 15:04")))
+		}
 	}
 	words := false
 	for _, a := range r.allow {
 		fieldOK, wordsOK := true, true
 		if a.field != "" {
-			got := strings.ToLower(fmt.Sprint(rec[a.field]))
-			fieldOK = hasString(a.values, got)
-			if !hasString(shown, a.field+" "+got) {
+			got := rec.text(a.field)
+			fieldOK = slices.ContainsFunc(a.values, func(v string) bool { return strings.EqualFold(v, got) })
+			if explain && !hasString(shown, a.field+" "+got) {
 				shown = append(shown, a.field+" "+got)
 			}
 		}
-		if len(a.words) > 0 {
+		if a.words != nil {
 			wordsOK = c.userSaidAny(a.words, msg)
 		}
 		if fieldOK && wordsOK {
 			return "", true
 		}
 		words = words || fieldOK && !wordsOK
+	}
+	if !explain {
+		return "", false
 	}
 	why := strings.Join(shown, ", ")
 	if words {
@@ -128,18 +175,14 @@ func (c *checker) allowedBy(r *conditionRuntime, rec map[string]any, msg int) (s
 }
 
 // userSaidAny reports whether a visible user message before msg contains one
-// of the lower-case phrases.
-func (c *checker) userSaidAny(words []string, msg int) bool {
-	for i := 0; i < msg && i < len(c.t.Messages); i++ {
-		m := &c.t.Messages[i]
-		if m.Role != RoleUser || m.IsHidden() {
-			continue
+// of the phrases.
+func (c *checker) userSaidAny(words *phraseSet, msg int) bool {
+	for _, i := range c.userMsgs {
+		if int(i) >= msg {
+			break
 		}
-		low := c.lowerContent(i)
-		for _, w := range words {
-			if strings.Contains(low, w) {
-				return true
-			}
+		if words.contains(c.lowerContent(int(i))) {
+			return true
 		}
 	}
 	return false
@@ -150,6 +193,14 @@ var currentTimeRe = regexp.MustCompile(`(?i)current time is\s+(\d{4}-\d{2}-\d{2}
 // currentTime is the time the first visible system message states ("The
 // current time is 2024-05-15 15:00:00 EST").
 func (c *checker) currentTime() (time.Time, bool) {
+	if !c.nowDone {
+		c.now, c.nowOK = c.findCurrentTime()
+		c.nowDone = true
+	}
+	return c.now, c.nowOK
+}
+
+func (c *checker) findCurrentTime() (time.Time, bool) {
 	for i := range c.t.Messages {
 		m := &c.t.Messages[i]
 		if m.Role != RoleSystem || m.IsHidden() {
@@ -168,12 +219,20 @@ func (c *checker) currentTime() (time.Time, bool) {
 // 2024-05-01T05:17:41, 2024-05-01 05:17, 2024-05-01.
 func parseRecordTime(s string) (time.Time, bool) {
 	s = strings.TrimSpace(strings.Replace(s, " ", "T", 1))
-	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
+	// The layout by length: a failed time.Parse allocates its error.
+	var layout string
+	switch len(s) {
+	case len("2006-01-02T15:04:05"):
+		layout = "2006-01-02T15:04:05"
+	case len("2006-01-02T15:04"):
+		layout = "2006-01-02T15:04"
+	case len("2006-01-02"):
+		layout = "2006-01-02"
+	default:
+		return time.Time{}, false
 	}
-	return time.Time{}, false
+	t, err := time.Parse(layout, s)
+	return t, err == nil
 }
 
 // conditionClaims checks what a reply (field "content") or a transfer
@@ -188,10 +247,7 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	sev := sevOK
 	for i := range c.rt.conditions {
 		r := &c.rt.conditions[i]
-		if len(r.allowedClaims) == 0 && len(r.deniedClaims) == 0 {
-			continue
-		}
-		if !containsAny(low, r.allowedClaims) && !containsAny(low, r.deniedClaims) {
+		if r.claimSet == nil || !r.claimSet.contains(low) {
 			continue
 		}
 		ids := c.recordIDs(r.arg, msg)
@@ -240,6 +296,9 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 			for _, val := range named {
 				before = val
 				rec, recMsg := c.latestRecord(r.arg, val, msg)
+				if recMsg < 0 {
+					continue
+				}
 				why, allowed := c.allowedBy(r, rec, msg)
 				if denied && allowed {
 					note = "says the policy does not allow it, but the record of " + val + " (message " + strconv.Itoa(recMsg) +
@@ -264,26 +323,24 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	return sev
 }
 
-// recordIDs maps the values of field in the visible JSON tool results
-// before msg (the reservations read so far) to true.
+// recordIDs maps the values of field in the visible tool results before
+// msg (the reservations read so far) to true.
 func (c *checker) recordIDs(field string, msg int) map[string]bool {
 	var ids map[string]bool
-	key := `"` + field + `"`
 	for i := 0; i < msg; i++ {
 		m := &c.t.Messages[i]
-		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, key) {
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) {
 			continue
 		}
-		var rec map[string]any
-		if json.Unmarshal([]byte(m.Content), &rec) != nil {
-			continue
-		}
-		if v, ok := rec[field].(string); ok && v != "" {
-			if ids == nil {
-				ids = map[string]bool{}
+		fieldValues(m.Content, field, func(v string) bool {
+			if v != "" {
+				if ids == nil {
+					ids = map[string]bool{}
+				}
+				ids[v] = true
 			}
-			ids[v] = true
-		}
+			return true
+		})
 	}
 	return ids
 }
@@ -320,25 +377,134 @@ func containsAny(s string, phrases []string) bool {
 	return false
 }
 
+// record is a JSON object observation, read as written.
+type record string
+
+// str is the string value of the record's top-level key (its text between
+// the quotes, escapes left as written).
+func (r record) str(key string) (string, bool) {
+	v, ok := topLevelValue(string(r), key)
+	if !ok || len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	return v[1 : len(v)-1], true
+}
+
+// text is the value of key as written: a string's text, else the JSON.
+func (r record) text(key string) string {
+	if s, ok := r.str(key); ok {
+		return s
+	}
+	v, _ := topLevelValue(string(r), key)
+	return v
+}
+
+// topLevelValue is the JSON text of the value the object s gives key at its
+// top level (a string with its quotes).
+func topLevelValue(s, key string) (string, bool) {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			j := stringEnd(s, i)
+			if j < 0 {
+				return "", false
+			}
+			if depth == 1 {
+				k := skipSpace(s, j+1)
+				if k < len(s) && s[k] == ':' && s[i+1:j] == key {
+					start := skipSpace(s, k+1)
+					end := valueEnd(s, start)
+					if end < 0 {
+						return "", false
+					}
+					return s[start:end], true
+				}
+			}
+			i = j
+		}
+	}
+	return "", false
+}
+
+// stringEnd is the index of the quote closing the string that opens at i.
+func stringEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index just past the JSON value that starts at i.
+func valueEnd(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	switch s[i] {
+	case '"':
+		j := stringEnd(s, i)
+		if j < 0 {
+			return -1
+		}
+		return j + 1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			case '"':
+				if j = stringEnd(s, j); j < 0 {
+					return -1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' {
+		j++
+	}
+	return j
+}
+
 // recordValues are the string values at path in rec: "cabin", or
 // "flights[*].date" for a field of each item of an array.
-func recordValues(rec map[string]any, path string) []string {
+func recordValues(rec record, path string) []string {
 	head, tail, each := strings.Cut(path, "[*].")
 	if !each {
-		if v, ok := rec[path].(string); ok {
+		if v, ok := rec.str(path); ok {
 			return []string{v}
 		}
 		return nil
 	}
-	items, _ := rec[head].([]any)
 	var out []string
-	for _, it := range items {
-		if m, ok := it.(map[string]any); ok {
-			if v, ok := m[tail].(string); ok {
-				out = append(out, v)
-			}
-		}
-	}
+	arr, _ := topLevelValue(string(rec), head)
+	fieldValues(arr, tail, func(v string) bool {
+		out = append(out, v)
+		return true
+	})
 	return out
 }
 
@@ -348,10 +514,10 @@ func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int
 	sev := sevOK
 	for i := range c.rt.claims {
 		pc := &c.rt.claims[i]
-		if !containsAny(low, pc.all[0]) {
+		if !pc.first.contains(low) {
 			continue
 		}
-		if len(pc.unlessUser) > 0 && c.userSaidAny(pc.unlessUser, msg) {
+		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {
 			continue
 		}
 		for start := 0; start < len(low); {

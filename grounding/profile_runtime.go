@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,21 +67,24 @@ type conditionRuntime struct {
 	within     *WithinRule
 	unlessPast string
 	allow      []allowRuntime
-	// allowedClaims and deniedClaims are the claims phrases, lower-case.
+	// allowedClaims and deniedClaims are the claims phrases, lower-case;
+	// claimSet finds any of them in one pass.
 	allowedClaims, deniedClaims []string
+	claimSet                    *phraseSet
 }
 
 type policyClaimRuntime struct {
 	all        [][]string // lower-case
+	first      *phraseSet // all[0], found in one pass
 	unless     []string
-	unlessUser []string
+	unlessUser *phraseSet // nil when none
 	note       string
 }
 
 type allowRuntime struct {
 	field  string
-	values []string // lower-case
-	words  []string // lower-case
+	values []string   // lower-case
+	words  *phraseSet // lower-case; nil when none
 }
 
 type toolWords struct {
@@ -287,18 +291,29 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	for _, r := range p.Workflow.Conditions {
 		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within, unlessPast: r.UnlessPast}
 		for _, a := range r.Allow {
-			cr.allow = append(cr.allow, allowRuntime{field: a.Field, values: lowerAll(a.Values), words: lowerAll(a.UserWords)})
+			ar := allowRuntime{field: a.Field, values: lowerAll(a.Values)}
+			if len(a.UserWords) > 0 {
+				ar.words = newPhraseSet(lowerAll(a.UserWords))
+			}
+			cr.allow = append(cr.allow, ar)
 		}
 		if r.Claims != nil {
 			cr.allowedClaims, cr.deniedClaims = lowerAll(r.Claims.Allowed), lowerAll(r.Claims.Denied)
+			cr.claimSet = newPhraseSet(append(slices.Clip(cr.allowedClaims), cr.deniedClaims...))
 			rt.claimRules = true
 		}
 		rt.conditions = append(rt.conditions, cr)
 	}
 	for _, pc := range p.PolicyClaims {
-		r := policyClaimRuntime{unless: lowerAll(pc.Unless), unlessUser: lowerAll(pc.UnlessUser), note: pc.Note}
+		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: pc.Note}
+		if len(pc.UnlessUser) > 0 {
+			r.unlessUser = newPhraseSet(lowerAll(pc.UnlessUser))
+		}
 		for _, g := range pc.All {
 			r.all = append(r.all, lowerAll(g))
+		}
+		if len(r.all) > 0 {
+			r.first = newPhraseSet(r.all[0])
 		}
 		rt.claims = append(rt.claims, r)
 	}
