@@ -122,13 +122,19 @@ func (c *checker) checkAllowed(r *conditionRuntime, rec record, msg int, explain
 	var shown []string
 	if r.unlessPast != "" {
 		if now, ok := c.currentTime(); ok {
-			for _, v := range recordValues(rec, r.unlessPast) {
-				if at, ok := parseRecordTime(v); ok && at.Before(now.Truncate(24*time.Hour)) {
-					if !explain {
-						return "", false
-					}
-					return r.unlessPast + " " + v + " is already past", false
+			today, past := now.Truncate(24*time.Hour), ""
+			recordValues(rec, r.unlessPast, func(v string) bool {
+				if at, ok := parseRecordTime(v); ok && at.Before(today) {
+					past = v
+					return false
 				}
+				return true
+			})
+			if past != "" {
+				if !explain {
+					return "", false
+				}
+				return r.unlessPast + " " + past + " is already past", false
 			}
 		}
 	}
@@ -489,23 +495,19 @@ func valueEnd(s string, i int) int {
 	return j
 }
 
-// recordValues are the string values at path in rec: "cabin", or
-// "flights[*].date" for a field of each item of an array.
-func recordValues(rec record, path string) []string {
+// recordValues calls f with the string values at path in rec, "cabin", or
+// "flights[*].date" for a field of each item of an array, until f returns
+// false.
+func recordValues(rec record, path string, f func(string) bool) {
 	head, tail, each := strings.Cut(path, "[*].")
 	if !each {
 		if v, ok := rec.str(path); ok {
-			return []string{v}
+			f(v)
 		}
-		return nil
+		return
 	}
-	var out []string
 	arr, _ := topLevelValue(string(rec), head)
-	fieldValues(arr, tail, func(v string) bool {
-		out = append(out, v)
-		return true
-	})
-	return out
+	fieldValues(arr, tail, f)
 }
 
 // policyClaims flags the sentences of a reply that state a rule the
@@ -514,7 +516,8 @@ func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int
 	sev := sevOK
 	for i := range c.rt.claims {
 		pc := &c.rt.claims[i]
-		if !pc.first.contains(low) {
+		// A few phrases: strings.Contains each is faster than the set.
+		if len(pc.all[0]) <= 4 && !containsAny(low, pc.all[0]) || len(pc.all[0]) > 4 && !pc.first.contains(low) {
 			continue
 		}
 		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {
