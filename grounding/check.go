@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.1"
+const EngineVersion = "1.2.2"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -374,6 +375,11 @@ type checker struct {
 	hidTexts   []hiddenText
 	hbuf       mentionBuf // scratch for scanning hidden context
 
+	// now is the current time the system message states (currentTime).
+	now     time.Time
+	nowOK   bool
+	nowDone bool
+
 	res Result
 }
 
@@ -451,6 +457,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.lows = slices.Grow(c.lows[:0], len(t.Messages))[:len(t.Messages)]
 	c.sc = textScanner{smallAt: c.rt.weakMax}
 	c.memo.newTrajectory()
+	c.nowDone = false
 	c.res = Result{}
 }
 

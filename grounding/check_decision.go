@@ -214,6 +214,16 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 		pre = &c.rbuf
 	}
 	sev := c.checkText(&d, "content", m.Content, i, pre, nil)
+	if c.rt.claimRules {
+		if s := c.conditionClaims(&d, "content", m.Content, c.lowerContent(i), i); s > sev {
+			sev = s
+		}
+	}
+	if len(c.rt.claims) > 0 {
+		if s := c.policyClaims(&d, m.Content, c.lowerContent(i), i); s > sev {
+			sev = s
+		}
+	}
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }
@@ -280,6 +290,17 @@ func (c *checker) callDecision(i, k int) {
 	}
 	d.Reasons = append(d.Reasons, reasons...)
 	c.workflow(&d, ci, call)
+	if len(c.rt.conditions) > 0 {
+		if s := c.conditions(&d, call, i); s > sev {
+			sev = s
+		}
+		// A transfer summary states a policy outcome to the next agent.
+		if c.rt.claimRules && d.Action == ActionTransfer && call.ArgumentsValid() {
+			if s := c.conditionClaims(&d, "arguments", string(call.Arguments), asciiLower(string(call.Arguments)), i); s > sev {
+				sev = s
+			}
+		}
+	}
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }

@@ -3,6 +3,7 @@ package grounding
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -63,10 +64,18 @@ func TestRealAirlineLabels(t *testing.T) {
 	// booking that recorded no seat), so that decision no longer tests
 	// generalization; the rule changed no other verdict of this file
 	// (task 32 trial 1 states the same) nor of the retail and τ²-bench logs.
-	if raw, err := os.ReadFile("testdata/labels/tau-airline-heldout.json"); err == nil {
+	// Set 3 (tau-airline-heldout3.json) was labelled blind on engine 1.2.1:
+	// 16 false approvals then; engine 1.2.2's policy rules were made after
+	// it, so its later figures no longer measure generalization either.
+	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
+	for _, hf := range heldFiles {
+		raw, err := os.ReadFile(hf)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var held labelFile
 		if err := json.Unmarshal(raw, &held); err != nil {
-			t.Fatalf("held-out labels: %v", err)
+			t.Fatalf("held-out labels %s: %v", hf, err)
 		}
 		var fa, hauto, hagree int
 		for _, l := range held.Labels {
@@ -81,7 +90,7 @@ func TestRealAirlineLabels(t *testing.T) {
 			}
 			if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
 				fa++
-				t.Logf("held-out false approval: %s message %d: %s", l.Trajectory, l.Message, l.Reason)
+				t.Logf("held-out false approval (%s): %s message %d call %d: %s", filepath.Base(hf), l.Trajectory, l.Message, call, l.Reason)
 			}
 			if d.Verdict != VerdictAmbiguous {
 				hauto++
@@ -90,8 +99,8 @@ func TestRealAirlineLabels(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("held-out labels: %d decisions, false approvals %d, automatically decided %d, agreement %d/%d",
-			len(held.Labels), fa, hauto, hagree, hauto)
+		t.Logf("held-out labels %s: %d decisions, false approvals %d, automatically decided %d, agreement %d/%d",
+			filepath.Base(hf), len(held.Labels), fa, hauto, hagree, hauto)
 	}
 	var falseApprovals, auto, agree, tp, fp, fn int
 	for _, l := range lf.Labels {

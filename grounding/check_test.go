@@ -389,7 +389,8 @@ func cancelled() *tb {
 // TestCheckWorkflow covers flow.order, flow.unconfirmed and term.failed.
 func TestCheckWorkflow(t *testing.T) {
 	read := func() *tb {
-		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668, cancel reservation NO6JO3.")
+		// A health reason: NO6JO3 has insurance, so the policy allows it.
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668, cancel reservation NO6JO3. I'm sick.")
 	}
 	t.Run("cancel without reading the reservation", func(t *testing.T) {
 		tr := read().say("Cancel NO6JO3? Please confirm.").user("Yes.").
@@ -542,4 +543,152 @@ func TestEvidenceStringFreeText(t *testing.T) {
 	if got := a.Where.String(); strings.Contains(got, "-1") || !strings.Contains(got, "free text") {
 		t.Errorf("free-text evidence = %q, want its note without a message index", got)
 	}
+}
+
+// TestCheckPolicyConditions covers the airline profile's cancellation
+// condition (workflow.conditions): a cancellation the visible record does
+// not allow (booked more than 24 hours ago, not business, no insurance
+// covering the reason the user gave, no airline cancellation) is ambiguous,
+// not passed and not failed.
+func TestCheckPolicyConditions(t *testing.T) {
+	record := func(created, cabin, insurance string) string {
+		return `{"reservation_id": "NO6JO3", "user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA", "flight_type": "one_way", "cabin": "` + cabin +
+			`", "flights": [{"flight_number": "HAT136", "date": "2024-05-20", "price": 152}], "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}], "payment_history": [{"payment_id": "credit_card_4421486", "amount": 152}], "created_at": "` +
+			created + `", "total_baggages": 0, "nonfree_baggages": 0, "insurance": "` + insurance + `"}`
+	}
+	cancel := func(policy, reason, rec string) *Trajectory {
+		return traj("airline").sys(policy).user("I am mia_li_3668, cancel reservation NO6JO3. "+reason).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, rec).
+			say("Cancel NO6JO3? Please confirm (yes/no).").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "economy without insurance booked two weeks ago", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", status: StatusUnsupported, where: "created_at 2024-05-01T05:17:41"},
+		{name: "booked within the last 24 hours", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-14T20:46:09", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "business can always be cancelled", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "business", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "insurance and a health reason", in: cancel(airlinePolicy, "I'm feeling unwell.", record("2024-05-01T05:17:41", "basic_economy", "yes")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "insurance does not cover a change of plans", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "economy", "yes")),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, arg: "policy", status: StatusUnsupported, where: "insurance yes"},
+		{name: "the airline cancelled the flight", in: cancel(airlinePolicy, "The airline cancelled my flight.", record("2024-05-01T05:17:41", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "no current time stated: the rule says nothing", in: cancel("# Airline Agent Policy\n\nBe helpful.", "My plans changed.", record("2024-05-01T05:17:41", "economy", "no")),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the latest record counts: an update that left basic economy", in: traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668, cancel reservation NO6JO3, no specific reason.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, record("2024-05-01T05:17:41", "business", "no")).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, record("2024-05-01T05:17:41", "basic_economy", "no")).
+			say("Cancel NO6JO3? Please confirm (yes/no).").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build(),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, arg: "policy", where: "cabin basic_economy"},
+	})
+}
+
+// TestCheckPolicyClaims covers replies and transfer summaries that tell the
+// user what the cancellation policy allows: a claim the record contradicts
+// ("eligible for a full refund" on an economy booking two weeks old
+// without insurance; "does not meet the conditions" for a business one) is
+// ambiguous; a claim the record bears out passes; a trip already flown
+// cannot be cancelled whatever its cabin.
+func TestCheckPolicyClaims(t *testing.T) {
+	rec := func(id, created, cabin, date string) string {
+		return `{"reservation_id": "` + id + `", "user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA", "flight_type": "one_way", "cabin": "` + cabin +
+			`", "flights": [{"flight_number": "HAT136", "date": "` + date + `", "price": 152}], "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}], "payment_history": [{"payment_id": "credit_card_4421486", "amount": 152}], "created_at": "` +
+			created + `", "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no"}`
+	}
+	reply := func(r, text string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Please cancel reservation NO6JO3, my plans changed.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, r).say(text).build()
+	}
+	old := rec("NO6JO3", "2024-05-01T05:17:41", "economy", "2024-05-20")
+	business := rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-20")
+	runCheckCases(t, []checkCase{
+		{name: "eligible for a full refund, which the record rules out", in: reply(old, "As a silver member, you are eligible for a full refund. Shall I cancel NO6JO3?"),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "As a silver member, you are eligible for a full refund", status: StatusUnsupported, where: "created_at 2024-05-01T05:17:41"},
+		{name: "an upgrade said to allow a cancellation the record rules out", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "basic_economy", "2024-05-20"), "Upgrading NO6JO3 to economy will allow us to proceed with the cancellation."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "says the policy allows it"},
+		{name: "cannot be cancelled, as the record shows", in: reply(old, "NO6JO3 was booked long ago without insurance, so it cannot be cancelled."),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "does not meet the conditions, but business can always be cancelled", in: reply(business, "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, arg: "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it", where: "meets the policy"},
+		{name: "eligible for cancellation, as the record shows", in: reply(business, "NO6JO3 is in business class, so it is eligible for cancellation. Shall I proceed?"),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a business trip already flown cannot be cancelled", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03"), "NO6JO3 has already flown, so it cannot be cancelled."),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the claim is about the entity the sentence names", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Cancel NO6JO3 and AIXC49, my plans changed.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, business).
+			call("get_reservation_details", `{"reservation_id":"AIXC49"}`, rec("AIXC49", "2024-05-01T05:17:41", "economy", "2024-05-20")).
+			say("NO6JO3 can be cancelled. AIXC49 is economy without insurance, so it cannot be cancelled.").build(),
+			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a transfer summary that misstates the policy", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Please cancel reservation NO6JO3, my plans changed.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, business).
+			call("transfer_to_human_agents", `{"summary":"The user wants to cancel NO6JO3. The cancellation does not meet the conditions for the agent."}`, "Transfer successful").build(),
+			msg: 4, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+		{name: "cancelling a trip already flown", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Please cancel reservation NO6JO3.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03")).
+			say("Cancel NO6JO3? Please confirm (yes/no).").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build(),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, arg: "policy", where: "2024-05-03 is already past"},
+	})
+}
+
+// TestCheckRefundSign: an amount visible only with the opposite sign (a
+// calculation that came out negative, a refund in a payment history) is
+// money going back; a reply that states it needs a word that says so, else
+// it may be telling the user a refund is a charge.
+func TestCheckRefundSign(t *testing.T) {
+	priced := func(text string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. What would the nonstop HAT041 cost instead of my two flights?").
+			call("calculate", `{"expression":"(136 - (94 + 80)) * 3"}`, "-114.0").say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "a refund stated as a charge", in: priced("Switching to the nonstop would cost an additional $114 in total."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "$114", status: StatusUnsupported, where: "opposite sign"},
+		{name: "a refund stated as a refund", in: priced("Switching to the nonstop is cheaper: you would get a refund of $114 in total."),
+			msg: 4, call: -1, verdict: VerdictPass, arg: "$114", status: StatusNormalized, where: "(sign)"},
+	})
+}
+
+// TestCheckAirportLinked: a city the user named maps to an airport code
+// with outside knowledge (ambiguous) unless the visible history links them:
+// a list_all_airports result naming the city next to the code.
+func TestCheckAirportLinked(t *testing.T) {
+	search := func(pre func(*tb) *tb) *Trajectory {
+		b := traj("airline").sys(airlinePolicy).user("I am mia_li_3668. I want to fly from New York to Seattle on May 20.")
+		return pre(b).call("search_direct_flight", `{"origin":"JFK","destination":"SEA","date":"2024-05-20"}`, `[]`).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "nothing links the city to the code", in: search(func(b *tb) *tb { return b }),
+			msg: 2, call: 0, verdict: VerdictAmbiguous, reason: ReasonKnowledge, arg: "origin", status: StatusKnowledge},
+		{name: "the airport list links them", in: search(func(b *tb) *tb {
+			return b.call("list_all_airports", `{}`, `{"JFK": "New York", "SEA": "Seattle", "LAX": "Los Angeles"}`)
+		}), msg: 4, call: 0, verdict: VerdictPass, absent: ReasonKnowledge, arg: "origin", status: StatusLiteral, where: "message 3"},
+	})
+}
+
+// TestCheckPolicyStatements covers the airline profile's policy_claims: a
+// reply that states a rule the policy contradicts (basic economy cannot
+// change cabin or passengers) or offers compensation nobody asked for is
+// ambiguous; the policy's own rules, and an offer the user asked for, pass.
+func TestCheckPolicyStatements(t *testing.T) {
+	say := func(user, text string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user(user).say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "basic economy cannot change passenger names", in: say("Please change the passenger Mei Lee to Mei Garcia.", "Unfortunately, with basic economy reservations, changes to passenger names are not allowed."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Unfortunately, with basic economy reservations, changes to passenger names are not allowed", where: "can change its passengers"},
+		{name: "basic economy cannot upgrade cabin", in: say("Please upgrade me to business.", "Please note that basic economy flights cannot be modified, including cabin upgrades."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+		{name: "basic economy flights cannot be changed: the policy's rule", in: say("Please move my flight to Friday.", "Basic economy flights cannot be modified, so I cannot change the flight."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the number of passengers cannot change: the policy's rule", in: say("Please add my son.", "Even on basic economy, the number of passengers cannot be changed."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "compensation offered unasked", in: say("My flight was delayed and I'm frustrated.", "As a gold member, I can offer you a certificate as compensation for the delay."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
+		{name: "compensation the user asked for", in: say("My flight was delayed. Can I get some compensation?", "As a gold member, I can offer you a certificate as compensation for the delay."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
 }

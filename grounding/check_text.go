@@ -80,6 +80,14 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		default:
 			continue
 		}
+		if field == "content" && role == RoleAmount && f.status == StatusNormalized && strings.HasSuffix(f.ev.Normalization, "(sign)") &&
+			!refundWordNear(text, int(m.start), int(m.end)) {
+			// Visible only as money going back (a refund, a negative
+			// payment), stated with no word that says so: the reply may
+			// be telling the user a refund is a charge.
+			f.status, f.reason, f.sev = StatusUnsupported, ReasonUnsupported, sevAmbiguous
+			f.ev.Note = "visible only with the opposite sign (money going back), and the reply says nothing of a refund around it"
+		}
 		if field == "content" && role == RoleAmount && f.status != StatusLiteral && f.status != StatusNormalized && f.status != StatusDerived {
 			// A total of values the reply itself stated above ("$51 … $55
 			// … in total $106").
@@ -766,4 +774,20 @@ func sumOfStated(xs []float64, v float64) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// refundWords say that money goes back to the user.
+var refundWords = []string{"refund", "credit", "reimburs", "returned", "back to", "receive", "get back", "saving", "save", "cheaper", "lower", "less", "reduc", "decrease"}
+
+// refundWordNear reports whether the line around text[start:end] (up to 100
+// bytes before it and 60 after) has one of refundWords.
+func refundWordNear(text string, start, end int) bool {
+	lo, hi := max(0, start-100), min(len(text), end+60)
+	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
+		lo += k + 1
+	}
+	if k := strings.IndexByte(text[end:hi], '\n'); k >= 0 {
+		hi = end + k
+	}
+	return containsAny(asciiLower(text[lo:hi]), refundWords)
 }

@@ -78,6 +78,10 @@ type Profile struct {
 	ChoiceActions []string       `json:"choice_actions,omitempty"`
 	Success       SuccessProfile `json:"success"`
 	Weak          WeakProfile    `json:"weak"`
+	// PolicyClaims are statements of the rules an agent's reply may make
+	// that the domain's policy contradicts ("basic economy cannot change
+	// cabin" where the policy lets every reservation change cabin).
+	PolicyClaims []PolicyClaim `json:"policy_claims,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -157,8 +161,71 @@ type ErrorProfile struct {
 
 // WorkflowProfile holds the ordering and confirmation rules.
 type WorkflowProfile struct {
-	Order   []OrderRule  `json:"order,omitempty"`
-	Confirm *ConfirmRule `json:"confirm,omitempty"`
+	Order      []OrderRule     `json:"order,omitempty"`
+	Confirm    *ConfirmRule    `json:"confirm,omitempty"`
+	Conditions []ConditionRule `json:"conditions,omitempty"`
+}
+
+// ConditionRule is a policy condition on a write that depends on the
+// record of the entity it is keyed by: a call to one of Tools is allowed
+// when the latest visible record whose Arg field holds the call's Arg value
+// was created within Within.Hours of the current time the system message
+// states, or meets one of Allow. Otherwise the decision is ambiguous (a
+// human decides: logs' reference actions sometimes break such rules, so
+// the engine does not fail them). Without a visible record or a stated
+// current time the rule says nothing.
+type ConditionRule struct {
+	Tools []string `json:"tools"`
+	Arg   string   `json:"arg"`
+	// Rule is the policy sentence, shown in the evidence.
+	Rule   string      `json:"rule,omitempty"`
+	Within *WithinRule `json:"within,omitempty"`
+	Allow  []AllowRule `json:"allow,omitempty"`
+	// Claims are phrases by which an agent's reply (or a transfer summary)
+	// tells the user the write is allowed or not ("eligible for a full
+	// refund", "does not meet the conditions"). A claim the record of the
+	// entity it is about contradicts is ambiguous: the reply states a
+	// policy outcome nothing visible supports.
+	Claims *ClaimPhrases `json:"claims,omitempty"`
+	// UnlessPast is a date path of the record ("flights[*].date"): when one
+	// of its dates is before the current day, the write is not allowed
+	// whatever else holds (a trip already flown cannot be cancelled).
+	UnlessPast string `json:"unless_past,omitempty"`
+}
+
+// PolicyClaim is a statement the policy contradicts: a sentence of an agent
+// reply that contains a phrase of every group of All (case-insensitive) and
+// none of Unless is ambiguous (vis.unsupported on the sentence, with Note:
+// what the policy says instead).
+type PolicyClaim struct {
+	All    [][]string `json:"all"`
+	Unless []string   `json:"unless,omitempty"`
+	// UnlessUser: the sentence is fine once a visible user message before
+	// it said one of these (an offer of compensation the user asked for).
+	UnlessUser []string `json:"unless_user,omitempty"`
+	Note       string   `json:"note"`
+}
+
+// ClaimPhrases are the phrases of a ConditionRule's claims.
+type ClaimPhrases struct {
+	Allowed []string `json:"allowed,omitempty"`
+	Denied  []string `json:"denied,omitempty"`
+}
+
+// WithinRule: the record's Field (a date-time) is at most Hours before the
+// current time.
+type WithinRule struct {
+	Field string  `json:"field"`
+	Hours float64 `json:"hours"`
+}
+
+// AllowRule holds when the record's Field is one of Values (when Field is
+// set) and a visible user message before the call says one of UserWords
+// (when set): "insurance" yes and a health or weather reason.
+type AllowRule struct {
+	Field     string   `json:"field,omitempty"`
+	Values    []string `json:"values,omitempty"`
+	UserWords []string `json:"user_words,omitempty"`
 }
 
 // OrderRule: a call to one of Tools must follow a successful call to one of
@@ -481,8 +548,11 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims")
 	if err != nil {
+		return err
+	}
+	if err := v.policyClaims(top["policy_claims"]); err != nil {
 		return err
 	}
 	for _, k := range []string{"name", "version"} {
@@ -699,7 +769,7 @@ func (v profileValidator) document(doc any) error {
 		}
 	}
 	if x, ok := top["workflow"]; ok {
-		m, err := v.object("workflow", x, "order", "confirm")
+		m, err := v.object("workflow", x, "order", "confirm", "conditions")
 		if err != nil {
 			return err
 		}
@@ -744,6 +814,9 @@ func (v profileValidator) document(doc any) error {
 					}
 				}
 			}
+		}
+		if err := v.conditions(m["conditions"]); err != nil {
+			return err
 		}
 		if c, ok := m["confirm"]; ok {
 			cm, err := v.object("workflow.confirm", c, "actions", "tools", "except", "level", "yes", "no")
@@ -883,4 +956,142 @@ func splitPattern(p string) []string {
 	p = strings.ReplaceAll(p, "[*]", ".*")
 	p = strings.TrimPrefix(p, ".")
 	return strings.Split(p, ".")
+}
+
+// conditions checks workflow.conditions (nil when absent).
+func (v profileValidator) conditions(x any) error {
+	if x == nil {
+		return nil
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return v.fail("workflow.conditions", "must be an array of rules, not %s", jsonTypeName(x))
+	}
+	for i, r := range a {
+		key := fmt.Sprintf("workflow.conditions[%d]", i)
+		rm, err := v.object(key, r, "tools", "arg", "rule", "within", "allow", "claims", "unless_past")
+		if err != nil {
+			return err
+		}
+		for _, req := range []string{"tools", "arg"} {
+			if _, ok := rm[req]; !ok {
+				return v.fail(key+"."+req, "is required")
+			}
+		}
+		if _, err := v.strings(key+".tools", rm["tools"]); err != nil {
+			return err
+		}
+		if _, err := v.str(key+".arg", rm["arg"]); err != nil {
+			return err
+		}
+		for _, k := range []string{"rule", "unless_past"} {
+			if x, ok := rm[k]; ok {
+				if _, err := v.str(key+"."+k, x); err != nil {
+					return err
+				}
+			}
+		}
+		if x, ok := rm["within"]; ok {
+			wm, err := v.object(key+".within", x, "field", "hours")
+			if err != nil {
+				return err
+			}
+			if _, err := v.str(key+".within.field", wm["field"]); err != nil {
+				return err
+			}
+			n, ok := wm["hours"].(json.Number)
+			if h, err := n.Float64(); !ok || err != nil || h <= 0 {
+				return v.fail(key+".within.hours", "must be a positive number")
+			}
+		}
+		if x, ok := rm["claims"]; ok {
+			cm, err := v.object(key+".claims", x, "allowed", "denied")
+			if err != nil {
+				return err
+			}
+			for _, k := range []string{"allowed", "denied"} {
+				if x, ok := cm[k]; ok {
+					if _, err := v.strings(key+".claims."+k, x); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if x, ok := rm["allow"]; ok {
+			al, ok := x.([]any)
+			if !ok {
+				return v.fail(key+".allow", "must be an array, not %s", jsonTypeName(x))
+			}
+			for j, w := range al {
+				ak := fmt.Sprintf("%s.allow[%d]", key, j)
+				am, err := v.object(ak, w, "field", "values", "user_words")
+				if err != nil {
+					return err
+				}
+				if _, ok := am["field"]; !ok {
+					if _, ok := am["user_words"]; !ok {
+						return v.fail(ak, "needs field or user_words")
+					}
+				}
+				if x, ok := am["field"]; ok {
+					if _, err := v.str(ak+".field", x); err != nil {
+						return err
+					}
+					if _, ok := am["values"]; !ok {
+						return v.fail(ak+".values", "is required with field")
+					}
+				}
+				for _, k := range []string{"values", "user_words"} {
+					if x, ok := am[k]; ok {
+						if _, err := v.strings(ak+"."+k, x); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// policyClaims checks policy_claims (nil when absent).
+func (v profileValidator) policyClaims(x any) error {
+	if x == nil {
+		return nil
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return v.fail("policy_claims", "must be an array, not %s", jsonTypeName(x))
+	}
+	for i, r := range a {
+		key := fmt.Sprintf("policy_claims[%d]", i)
+		m, err := v.object(key, r, "all", "unless", "unless_user", "note")
+		if err != nil {
+			return err
+		}
+		all, ok := m["all"].([]any)
+		if !ok || len(all) == 0 {
+			return v.fail(key+".all", "must be a non-empty array of phrase lists")
+		}
+		for j, g := range all {
+			ps, err := v.strings(fmt.Sprintf("%s.all[%d]", key, j), g)
+			if err != nil {
+				return err
+			}
+			if len(ps) == 0 {
+				return v.fail(fmt.Sprintf("%s.all[%d]", key, j), "must not be empty")
+			}
+		}
+		for _, k := range []string{"unless", "unless_user"} {
+			if x, ok := m[k]; ok {
+				if _, err := v.strings(key+"."+k, x); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := v.str(key+".note", m["note"]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,36 @@ type profileRuntime struct {
 	order       []orderRuntime
 	outputTools map[string]bool // tools named by an order rule's after_output
 	confirm     *confirmRuntime
+	conditions  []conditionRuntime
+	claims      []policyClaimRuntime
+	claimRules  bool // some condition has claims phrases
+}
+
+type conditionRuntime struct {
+	tools      map[string]bool
+	arg        string
+	rule       string
+	within     *WithinRule
+	unlessPast string
+	allow      []allowRuntime
+	// allowedClaims and deniedClaims are the claims phrases, lower-case;
+	// claimSet finds any of them in one pass.
+	allowedClaims, deniedClaims []string
+	claimSet                    *phraseSet
+}
+
+type policyClaimRuntime struct {
+	all        [][]string // lower-case
+	first      *phraseSet // all[0], found in one pass
+	unless     []string
+	unlessUser *phraseSet // nil when none
+	note       string
+}
+
+type allowRuntime struct {
+	field  string
+	values []string   // lower-case
+	words  *phraseSet // lower-case; nil when none
 }
 
 type toolWords struct {
@@ -256,6 +287,35 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		if len(c.No) > 0 {
 			rt.no = lowerAll(c.No)
 		}
+	}
+	for _, r := range p.Workflow.Conditions {
+		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within, unlessPast: r.UnlessPast}
+		for _, a := range r.Allow {
+			ar := allowRuntime{field: a.Field, values: lowerAll(a.Values)}
+			if len(a.UserWords) > 0 {
+				ar.words = newPhraseSet(lowerAll(a.UserWords))
+			}
+			cr.allow = append(cr.allow, ar)
+		}
+		if r.Claims != nil {
+			cr.allowedClaims, cr.deniedClaims = lowerAll(r.Claims.Allowed), lowerAll(r.Claims.Denied)
+			cr.claimSet = newPhraseSet(append(slices.Clip(cr.allowedClaims), cr.deniedClaims...))
+			rt.claimRules = true
+		}
+		rt.conditions = append(rt.conditions, cr)
+	}
+	for _, pc := range p.PolicyClaims {
+		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: pc.Note}
+		if len(pc.UnlessUser) > 0 {
+			r.unlessUser = newPhraseSet(lowerAll(pc.UnlessUser))
+		}
+		for _, g := range pc.All {
+			r.all = append(r.all, lowerAll(g))
+		}
+		if len(r.all) > 0 {
+			r.first = newPhraseSet(r.all[0])
+		}
+		rt.claims = append(rt.claims, r)
 	}
 	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
 	return rt, nil

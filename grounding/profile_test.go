@@ -80,6 +80,11 @@ func TestParseProfileErrors(t *testing.T) {
 		{"bad regexp", `{"name": "x", "version": "1", "errors": {"patterns": ["(unclosed"]}}`, "errors.patterns[0]", "regular expression"},
 		{"bad level", `{"name": "x", "version": "1", "workflow": {"order": [{"tools": ["a"], "arg": "id", "after": ["b"], "level": "global"}]}}`,
 			"workflow.order[0].level", `unknown value "global"`},
+		{"condition without hours", `{"name": "x", "version": "1", "workflow": {"conditions": [{"tools": ["cancel"], "arg": "id", "within": {"field": "created_at", "hours": 0}}]}}`,
+			"workflow.conditions[0].within.hours", "positive"},
+		{"allow field without values", `{"name": "x", "version": "1", "workflow": {"conditions": [{"tools": ["cancel"], "arg": "id", "allow": [{"field": "cabin"}]}]}}`,
+			"workflow.conditions[0].allow[0].values", "required"},
+		{"policy claim without groups", `{"name": "x", "version": "1", "policy_claims": [{"all": [], "note": "n"}]}`, "policy_claims[0].all", "non-empty"},
 		{"bad threshold", `{"name": "x", "version": "1", "success": {"reward_threshold": "high"}}`, "success.reward_threshold", "must be a number"},
 		{"bad schema", `{"name": "x", "version": "1", "schemas": [{"name": "t", "parameters": {"type": "objekt"}}]}`, "schemas[0].parameters", "JSON Schema"},
 	}

@@ -1,0 +1,552 @@
+package grounding
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// conditions applies the profile's policy conditions (workflow.conditions)
+// to a call: a write the visible record of its entity does not allow (a
+// cancellation booked more than 24 hours ago, in economy, without insurance
+// covering the reason the user gave) is ambiguous. Not a fail: the rule is
+// the policy's, the engine reads it off one record, and reference actions
+// of the logs sometimes break it; a human decides. The finding is a
+// vis.unsupported evidence on the path "policy": nothing visible supports
+// that the write is allowed.
+func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
+	sev := sevOK
+	for i := range c.rt.conditions {
+		r := &c.rt.conditions[i]
+		if !r.tools[call.Name] || !call.ArgumentsValid() {
+			continue
+		}
+		val, ok := record(call.Arguments).str(r.arg)
+		if !ok || val == "" {
+			continue
+		}
+		rec, recMsg := c.latestRecord(r.arg, val, msg)
+		if recMsg < 0 {
+			continue
+		}
+		why, allowed := c.allowedBy(r, rec, msg)
+		if allowed {
+			continue
+		}
+		ev := nowhere()
+		ev.Note = fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
+			val, recMsg, why, call.Name, r.rule)
+		d.Args = append(d.Args, ArgEvidence{
+			Path:   "policy",
+			Value:  c.vals.quote(val),
+			Role:   RoleFreeText,
+			Status: StatusUnsupported,
+			Reason: ReasonUnsupported,
+			Where:  ev,
+		})
+		sev = sevAmbiguous
+	}
+	return sev
+}
+
+// latestRecord is the latest visible successful tool observation before msg
+// that is a JSON object whose top-level field holds val, with its message
+// index. It is read as written, without decoding.
+func (c *checker) latestRecord(field, val string, msg int) (record, int) {
+	for i := msg - 1; i >= 0; i-- {
+		m := &c.t.Messages[i]
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, val) {
+			continue
+		}
+		rec := record(m.Content)
+		if v, ok := rec.str(field); ok && v == val {
+			return rec, i
+		}
+	}
+	return "", -1
+}
+
+// fieldValues calls f with each string value the JSON text s gives a key
+// named field ("reservation_id": "XEHM4B"), at any depth, until f returns
+// false. It reads the text as written, without decoding it.
+func fieldValues(s, field string, f func(string) bool) {
+	for off := 0; ; {
+		k := strings.Index(s[off:], field)
+		if k < 0 {
+			return
+		}
+		k += off
+		off = k + len(field)
+		if k == 0 || s[k-1] != '"' || off >= len(s) || s[off] != '"' {
+			continue
+		}
+		j := off + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+			j++
+		}
+		if j >= len(s) || s[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+			j++
+		}
+		if j >= len(s) || s[j] != '"' {
+			continue
+		}
+		e := strings.IndexByte(s[j+1:], '"')
+		if e < 0 {
+			return
+		}
+		if !f(s[j+1 : j+1+e]) {
+			return
+		}
+		off = j + 1 + e
+	}
+}
+
+// allowedBy reports whether the record meets the rule, else what the record
+// shows against it.
+func (c *checker) allowedBy(r *conditionRuntime, rec record, msg int) (string, bool) {
+	if _, ok := c.checkAllowed(r, rec, msg, false); ok {
+		return "", true
+	}
+	return c.checkAllowed(r, rec, msg, true)
+}
+
+// checkAllowed is allowedBy's test; with explain it also says why not.
+func (c *checker) checkAllowed(r *conditionRuntime, rec record, msg int, explain bool) (string, bool) {
+	var shown []string
+	if r.unlessPast != "" {
+		if now, ok := c.currentTime(); ok {
+			today, past := now.Truncate(24*time.Hour), ""
+			recordValues(rec, r.unlessPast, func(v string) bool {
+				if at, ok := parseRecordTime(v); ok && at.Before(today) {
+					past = v
+					return false
+				}
+				return true
+			})
+			if past != "" {
+				if !explain {
+					return "", false
+				}
+				return r.unlessPast + " " + past + " is already past", false
+			}
+		}
+	}
+	if w := r.within; w != nil {
+		at, ok1 := parseRecordTime(rec.text(w.Field))
+		now, ok2 := c.currentTime()
+		if !ok1 || !ok2 {
+			return "", true // cannot tell: the rule says nothing
+		}
+		if now.Sub(at) <= time.Duration(w.Hours*float64(time.Hour)) {
+			return "", true
+		}
+		if explain {
+			shown = append(shown, fmt.Sprintf("%s %s, more than %g hours before the current time %s",
+				w.Field, rec.text(w.Field), w.Hours, now.Format("2006-01-02 15:04")))
+		}
+	}
+	words := false
+	for _, a := range r.allow {
+		fieldOK, wordsOK := true, true
+		if a.field != "" {
+			got := rec.text(a.field)
+			fieldOK = slices.ContainsFunc(a.values, func(v string) bool { return strings.EqualFold(v, got) })
+			if explain && !hasString(shown, a.field+" "+got) {
+				shown = append(shown, a.field+" "+got)
+			}
+		}
+		if a.words != nil {
+			wordsOK = c.userSaidAny(a.words, msg)
+		}
+		if fieldOK && wordsOK {
+			return "", true
+		}
+		words = words || fieldOK && !wordsOK
+	}
+	if !explain {
+		return "", false
+	}
+	why := strings.Join(shown, ", ")
+	if words {
+		why += ", and no user message gives a reason the policy accepts"
+	}
+	return why, false
+}
+
+// userSaidAny reports whether a visible user message before msg contains one
+// of the phrases.
+func (c *checker) userSaidAny(words *phraseSet, msg int) bool {
+	for _, i := range c.userMsgs {
+		if int(i) >= msg {
+			break
+		}
+		if words.contains(c.lowerContent(int(i))) {
+			return true
+		}
+	}
+	return false
+}
+
+var currentTimeRe = regexp.MustCompile(`(?i)current time is\s+(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)`)
+
+// currentTime is the time the first visible system message states ("The
+// current time is 2024-05-15 15:00:00 EST").
+func (c *checker) currentTime() (time.Time, bool) {
+	if !c.nowDone {
+		c.now, c.nowOK = c.findCurrentTime()
+		c.nowDone = true
+	}
+	return c.now, c.nowOK
+}
+
+func (c *checker) findCurrentTime() (time.Time, bool) {
+	for i := range c.t.Messages {
+		m := &c.t.Messages[i]
+		if m.Role != RoleSystem || m.IsHidden() {
+			continue
+		}
+		sm := currentTimeRe.FindStringSubmatch(m.Content)
+		if sm == nil {
+			return time.Time{}, false
+		}
+		return parseRecordTime(sm[1] + "T" + sm[2])
+	}
+	return time.Time{}, false
+}
+
+// parseRecordTime reads the date-times records and policies write:
+// 2024-05-01T05:17:41, 2024-05-01 05:17, 2024-05-01.
+func parseRecordTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(strings.Replace(s, " ", "T", 1))
+	// The layout by length: a failed time.Parse allocates its error.
+	var layout string
+	switch len(s) {
+	case len("2006-01-02T15:04:05"):
+		layout = "2006-01-02T15:04:05"
+	case len("2006-01-02T15:04"):
+		layout = "2006-01-02T15:04"
+	case len("2006-01-02"):
+		layout = "2006-01-02"
+	default:
+		return time.Time{}, false
+	}
+	t, err := time.Parse(layout, s)
+	return t, err == nil
+}
+
+// conditionClaims checks what a reply (field "content") or a transfer
+// summary says about a conditional write: a sentence that tells the user the
+// write is allowed ("you are eligible for a full refund") when the record
+// of the entity it is about does not allow it, or that it is not allowed
+// ("does not meet the conditions for cancellation") when the record allows
+// it, is ambiguous (vis.unsupported on the sentence). The entity is the
+// last one the text names, else the last one named by the latest visible
+// user or agent message that names one. low is text lower-cased.
+func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, msg int) int {
+	sev := sevOK
+	for i := range c.rt.conditions {
+		r := &c.rt.conditions[i]
+		if r.claimSet == nil || !r.claimSet.contains(low) {
+			continue
+		}
+		ids := c.recordIDs(r.arg, msg)
+		if len(ids) == 0 {
+			continue
+		}
+		// The entity a sentence is about: the ones it names, else the last
+		// one the text named before it, else the last one the latest
+		// visible user or agent message named.
+		before := ""
+		for j := msg - 1; before == "" && j >= 0; j-- {
+			m := &c.t.Messages[j]
+			if (m.Role == RoleUser || m.Role == RoleAssistant) && !m.IsHidden() {
+				before = lastNamed(m.Content, ids)
+			}
+		}
+		for start := 0; start < len(low); {
+			end := start + strings.IndexAny(low[start:], ".!?\n")
+			if end < start {
+				end = len(low)
+			}
+			sent := low[start:end]
+			s0 := start
+			start = end + 1
+			denied := containsAny(sent, r.deniedClaims)
+			if !denied && !containsAny(sent, r.allowedClaims) {
+				if v := lastNamed(text[s0:end], ids); v != "" {
+					before = v
+				}
+				continue
+			}
+			named := allNamed(text[s0:end], ids)
+			if len(named) == 0 && strings.HasSuffix(strings.TrimSpace(sent), ":") {
+				// "the following reservations cannot be cancelled:"
+				// introduces the list after it, up to a blank line.
+				para := text[min(end+1, len(text)):]
+				if k := strings.Index(para, "\n\n"); k >= 0 {
+					para = para[:k]
+				}
+				named = allNamed(para, ids)
+			}
+			if len(named) == 0 && before != "" {
+				named = []string{before}
+			}
+			var note string
+			for _, val := range named {
+				before = val
+				rec, recMsg := c.latestRecord(r.arg, val, msg)
+				if recMsg < 0 {
+					continue
+				}
+				why, allowed := c.allowedBy(r, rec, msg)
+				if denied && allowed {
+					note = "says the policy does not allow it, but the record of " + val + " (message " + strconv.Itoa(recMsg) +
+						") meets the policy: it allows it when " + r.rule
+					break
+				}
+				if !denied && !allowed {
+					note = "says the policy allows it, but the record of " + val + " (message " + strconv.Itoa(recMsg) + ") shows " + why +
+						"; the policy allows it only when " + r.rule
+					break
+				}
+			}
+			if note == "" {
+				continue
+			}
+			a := c.unsupportedSpan(s0, text[s0:end], note)
+			a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
+			d.Args = append(d.Args, a)
+			sev = sevAmbiguous
+		}
+	}
+	return sev
+}
+
+// recordIDs maps the values of field in the visible tool results before
+// msg (the reservations read so far) to true.
+func (c *checker) recordIDs(field string, msg int) map[string]bool {
+	var ids map[string]bool
+	for i := 0; i < msg; i++ {
+		m := &c.t.Messages[i]
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) {
+			continue
+		}
+		fieldValues(m.Content, field, func(v string) bool {
+			if v != "" {
+				if ids == nil {
+					ids = map[string]bool{}
+				}
+				ids[v] = true
+			}
+			return true
+		})
+	}
+	return ids
+}
+
+// allNamed are the ids of ids that text names, in order.
+func allNamed(text string, ids map[string]bool) []string {
+	var out []string
+	for id := range ids {
+		if strings.Contains(text, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lastNamed is the id of ids that text names last, "" when none.
+func lastNamed(text string, ids map[string]bool) string {
+	best, at := "", -1
+	for id := range ids {
+		if k := strings.LastIndex(text, id); k > at || (k == at && k >= 0 && id < best) {
+			best, at = id, k
+		}
+	}
+	return best
+}
+
+func containsAny(s string, phrases []string) bool {
+	for _, p := range phrases {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// record is a JSON object observation, read as written.
+type record string
+
+// str is the string value of the record's top-level key (its text between
+// the quotes, escapes left as written).
+func (r record) str(key string) (string, bool) {
+	v, ok := topLevelValue(string(r), key)
+	if !ok || len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	return v[1 : len(v)-1], true
+}
+
+// text is the value of key as written: a string's text, else the JSON.
+func (r record) text(key string) string {
+	if s, ok := r.str(key); ok {
+		return s
+	}
+	v, _ := topLevelValue(string(r), key)
+	return v
+}
+
+// topLevelValue is the JSON text of the value the object s gives key at its
+// top level (a string with its quotes).
+func topLevelValue(s, key string) (string, bool) {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			j := stringEnd(s, i)
+			if j < 0 {
+				return "", false
+			}
+			if depth == 1 {
+				k := skipSpace(s, j+1)
+				if k < len(s) && s[k] == ':' && s[i+1:j] == key {
+					start := skipSpace(s, k+1)
+					end := valueEnd(s, start)
+					if end < 0 {
+						return "", false
+					}
+					return s[start:end], true
+				}
+			}
+			i = j
+		}
+	}
+	return "", false
+}
+
+// stringEnd is the index of the quote closing the string that opens at i.
+func stringEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index just past the JSON value that starts at i.
+func valueEnd(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	switch s[i] {
+	case '"':
+		j := stringEnd(s, i)
+		if j < 0 {
+			return -1
+		}
+		return j + 1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			case '"':
+				if j = stringEnd(s, j); j < 0 {
+					return -1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' {
+		j++
+	}
+	return j
+}
+
+// recordValues calls f with the string values at path in rec, "cabin", or
+// "flights[*].date" for a field of each item of an array, until f returns
+// false.
+func recordValues(rec record, path string, f func(string) bool) {
+	head, tail, each := strings.Cut(path, "[*].")
+	if !each {
+		if v, ok := rec.str(path); ok {
+			f(v)
+		}
+		return
+	}
+	arr, _ := topLevelValue(string(rec), head)
+	fieldValues(arr, tail, f)
+}
+
+// policyClaims flags the sentences of a reply that state a rule the
+// profile's policy_claims say the policy contradicts.
+func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int {
+	sev := sevOK
+	for i := range c.rt.claims {
+		pc := &c.rt.claims[i]
+		// A few phrases: strings.Contains each is faster than the set.
+		if len(pc.all[0]) <= 4 && !containsAny(low, pc.all[0]) || len(pc.all[0]) > 4 && !pc.first.contains(low) {
+			continue
+		}
+		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {
+			continue
+		}
+		for start := 0; start < len(low); {
+			end := start + strings.IndexAny(low[start:], ".!?\n")
+			if end < start {
+				end = len(low)
+			}
+			sent := low[start:end]
+			s0 := start
+			start = end + 1
+			if containsAny(sent, pc.unless) {
+				continue
+			}
+			all := true
+			for _, g := range pc.all {
+				if !containsAny(sent, g) {
+					all = false
+					break
+				}
+			}
+			if !all {
+				continue
+			}
+			d.Args = append(d.Args, c.unsupportedSpan(s0, text[s0:end], "states a rule the policy contradicts: "+pc.note))
+			sev = sevAmbiguous
+		}
+	}
+	return sev
+}
