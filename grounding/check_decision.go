@@ -368,11 +368,35 @@ type argLeaf struct {
 	path  string
 	npath string // with [*] for indexes, for profile lookup
 	segs  []jsonSeg
+	cut   bool // the path was cut (see maxPathSegs): segs are only its start
 	kind  byte
 	s     string
 	f     float64
 	raw   string
 	start int // of raw in the arguments
+}
+
+// propertySchema is the visible schema of the leaf; none when its path was
+// cut, whose start would name an ancestor's schema.
+func (l *argLeaf) propertySchema(schema *toolSchema) map[string]any {
+	if l.cut {
+		return nil
+	}
+	return schema.propertySchema(l.segs)
+}
+
+// name is the leaf's argument name: the last key of its path; none when
+// the path was cut.
+func (l *argLeaf) name() string {
+	if l.cut {
+		return ""
+	}
+	for k := len(l.segs) - 1; k >= 0; k-- {
+		if l.segs[k].key != "" {
+			return l.segs[k].key
+		}
+	}
+	return ""
 }
 
 // checkArgs checks every argument value of a call.
@@ -471,7 +495,7 @@ func (c *checker) argLeaf(w *jsonWalker, kind byte, s string, f float64, start, 
 		c.pathBuf = appendNormalizedArgPath(c.pathBuf[:0], p)
 		np = c.slab.cut(c.pathBuf)
 	}
-	c.leaves = append(c.leaves, argLeaf{path: p, npath: np, segs: segs, kind: kind, s: s, f: f, raw: c.curArgs[start:end], start: start})
+	c.leaves = append(c.leaves, argLeaf{path: p, npath: np, segs: segs, cut: w.pathCutOff(), kind: kind, s: s, f: f, raw: c.curArgs[start:end], start: start})
 }
 
 // siblingAttr supports an amount by the candidate next to it: a payment's
@@ -530,7 +554,7 @@ func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProf
 			return a
 		}
 	}
-	ps := schema.propertySchema(l.segs)
+	ps := l.propertySchema(schema)
 	if ps != nil {
 		if hasEnum(ps) {
 			return ArgProfile{Role: RoleEnum}
@@ -545,13 +569,7 @@ func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProf
 			return ArgProfile{Role: RoleDatetime}
 		}
 	}
-	name := ""
-	for k := len(l.segs) - 1; k >= 0; k-- {
-		if l.segs[k].key != "" {
-			name = strings.ToLower(l.segs[k].key)
-			break
-		}
-	}
+	name := strings.ToLower(l.name())
 	if r := roleFromName(name); r != "" {
 		return ArgProfile{Role: r}
 	}
