@@ -444,6 +444,7 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		ci.identEnts = append(ci.identEnts, ids...)
 	}
 	sev := sevOK
+	c.sibsReady = false
 	if d.Args == nil {
 		d.Args = c.argChunks.take(len(leaves))
 	}
@@ -486,9 +487,12 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 func (c *checker) argLeaf(w *jsonWalker, kind byte, s string, f float64, start, end int) {
 	c.pathBuf = w.appendPath(c.pathBuf[:0])
 	p := c.out.cut(c.pathBuf)
-	s0 := len(c.segBuf)
-	c.segBuf = append(c.segBuf, w.segs...)
-	segs := c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
+	var segs []jsonSeg
+	if !w.pathCutOff() { // a cut path's segments are not read (argLeaf.cut)
+		s0 := len(c.segBuf)
+		c.segBuf = append(c.segBuf, w.segs...)
+		segs = c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
+	}
 	np := p
 	if strings.IndexByte(p, '[') >= 0 {
 		// Only this trajectory's checks read the normalized path.
@@ -506,10 +510,25 @@ func (c *checker) siblingAttr(j int, leaves []argLeaf, roles []ArgProfile, msg i
 	if !ok {
 		return finding{}, false
 	}
-	parent := parentPath(l.path)
+	if !c.sibsReady {
+		// The candidates of the call by parent path, once per call: a scan
+		// of every leaf per amount was quadratic (150,000 numbers: minutes).
+		clear(c.sibs)
+		if c.sibs == nil {
+			c.sibs = map[string][]int32{}
+		}
+		for k, o := range leaves {
+			if roles[k].Kind != "" && o.kind == 's' {
+				pp := parentPath(o.path)
+				c.sibs[pp] = append(c.sibs[pp], int32(k))
+			}
+		}
+		c.sibsReady = true
+	}
 	want := numberKey(v)
-	for k, o := range leaves {
-		if k == j || roles[k].Kind == "" || o.kind != 's' || parentPath(o.path) != parent {
+	for _, k32 := range c.sibs[parentPath(l.path)] {
+		k, o := int(k32), leaves[k32]
+		if k == j {
 			continue
 		}
 		ks := c.kindSet(roles[k].Kind)
