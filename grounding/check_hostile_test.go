@@ -267,3 +267,42 @@ func BenchmarkCheckHostileDeep(b *testing.B) {
 		Check(tr, nil)
 	}
 }
+
+// TestHostileToolSchema: a tool list from the log with a deeply nested or
+// huge parameters schema is not compiled (compiling cost grows with the
+// cube of the nesting: 1,000 levels allocated 9 GB); one within the bounds
+// still is, and still judges the call.
+func TestHostileToolSchema(t *testing.T) {
+	nested := func(levels int, leaf string) string {
+		return deepNest(`{"type":"object","properties":{"a":`, leaf, "}}", levels)
+	}
+	if ts := compileToolSchema(json.RawMessage(nested(31, `{"type":"string","enum":["x"]}`))); ts.err != nil {
+		t.Fatalf("31 levels (62 deep) not compiled: %v", ts.err)
+	} else if ts.validate(json.RawMessage(deepNest(`{"a":`, `"y"`, "}", 31))) == "" {
+		t.Error("31 levels: a value outside the enum 31 levels down passes validation")
+	}
+	ok := compileToolSchema(json.RawMessage(`{"type":"object","properties":{"cabin":{"type":"string","enum":["economy"]}}}`))
+	if ok.err != nil || ok.validate(json.RawMessage(`{"cabin":"first"}`)) == "" {
+		t.Fatalf("a plain schema no longer validates (err %v)", ok.err)
+	}
+	var sib strings.Builder
+	for i := 0; sib.Len() <= maxSchemaBytes; i++ {
+		fmt.Fprintf(&sib, `"p%d":{"type":"string"},`, i)
+	}
+	for _, tc := range []struct{ name, schema string }{
+		{"2,000 levels", nested(2000, `{"type":"string"}`)},
+		{"over 256 KiB", `{"type":"object","properties":{` + sib.String() + `"a":{"type":"string"}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if ts := compileToolSchema(json.RawMessage(tc.schema)); ts.err == nil {
+				t.Errorf("compiled")
+			}
+			tr := traj("airline").tool("get_user_details", tc.schema).
+				user("Hi, I am mia_li_3668.").
+				call("get_user_details", `{"user_id": "mia_li_3668"}`, "ok").say("Done.").build()
+			if n := allocated(func() { checkSane(t, tr) }); n > 64<<20 {
+				t.Errorf("checking allocated %d MB", n>>20)
+			}
+		})
+	}
+}
