@@ -359,6 +359,10 @@ type checker struct {
 	onArgLeaf func(w *jsonWalker, kind byte, s string, f float64, start, end int)
 	curArgs   string // the arguments argLeaf is walking
 	leaves    []argLeaf
+	// sibs indexes the call's candidate leaves by parent path for
+	// siblingAttr, built when first needed (sibsReady).
+	sibs      map[string][]int32
+	sibsReady bool
 	segBuf    []jsonSeg
 	roles     []ArgProfile
 	pathBuf   []byte

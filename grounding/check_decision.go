@@ -389,11 +389,35 @@ type argLeaf struct {
 	path  string
 	npath string // with [*] for indexes, for profile lookup
 	segs  []jsonSeg
+	cut   bool // the path was cut (see maxPathSegs): segs are only its start
 	kind  byte
 	s     string
 	f     float64
 	raw   string
 	start int // of raw in the arguments
+}
+
+// propertySchema is the visible schema of the leaf; none when its path was
+// cut, whose start would name an ancestor's schema.
+func (l *argLeaf) propertySchema(schema *toolSchema) map[string]any {
+	if l.cut {
+		return nil
+	}
+	return schema.propertySchema(l.segs)
+}
+
+// name is the leaf's argument name: the last key of its path; none when
+// the path was cut.
+func (l *argLeaf) name() string {
+	if l.cut {
+		return ""
+	}
+	for k := len(l.segs) - 1; k >= 0; k-- {
+		if l.segs[k].key != "" {
+			return l.segs[k].key
+		}
+	}
+	return ""
 }
 
 // checkArgs checks every argument value of a call.
@@ -441,6 +465,7 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		ci.identEnts = append(ci.identEnts, ids...)
 	}
 	sev := sevOK
+	c.sibsReady = false
 	if d.Args == nil {
 		d.Args = c.argChunks.take(len(leaves))
 	}
@@ -483,16 +508,19 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 func (c *checker) argLeaf(w *jsonWalker, kind byte, s string, f float64, start, end int) {
 	c.pathBuf = w.appendPath(c.pathBuf[:0])
 	p := c.out.cut(c.pathBuf)
-	s0 := len(c.segBuf)
-	c.segBuf = append(c.segBuf, w.segs...)
-	segs := c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
+	var segs []jsonSeg
+	if !w.pathCutOff() { // a cut path's segments are not read (argLeaf.cut)
+		s0 := len(c.segBuf)
+		c.segBuf = append(c.segBuf, w.segs...)
+		segs = c.segBuf[s0:len(c.segBuf):len(c.segBuf)]
+	}
 	np := p
 	if strings.IndexByte(p, '[') >= 0 {
 		// Only this trajectory's checks read the normalized path.
 		c.pathBuf = appendNormalizedArgPath(c.pathBuf[:0], p)
 		np = c.slab.cut(c.pathBuf)
 	}
-	c.leaves = append(c.leaves, argLeaf{path: p, npath: np, segs: segs, kind: kind, s: s, f: f, raw: c.curArgs[start:end], start: start})
+	c.leaves = append(c.leaves, argLeaf{path: p, npath: np, segs: segs, cut: w.pathCutOff(), kind: kind, s: s, f: f, raw: c.curArgs[start:end], start: start})
 }
 
 // siblingAttr supports an amount by the candidate next to it: a payment's
@@ -503,10 +531,25 @@ func (c *checker) siblingAttr(j int, leaves []argLeaf, roles []ArgProfile, msg i
 	if !ok {
 		return finding{}, false
 	}
-	parent := parentPath(l.path)
+	if !c.sibsReady {
+		// The candidates of the call by parent path, once per call: a scan
+		// of every leaf per amount was quadratic (150,000 numbers: minutes).
+		clear(c.sibs)
+		if c.sibs == nil {
+			c.sibs = map[string][]int32{}
+		}
+		for k, o := range leaves {
+			if roles[k].Kind != "" && o.kind == 's' {
+				pp := parentPath(o.path)
+				c.sibs[pp] = append(c.sibs[pp], int32(k))
+			}
+		}
+		c.sibsReady = true
+	}
 	want := numberKey(v)
-	for k, o := range leaves {
-		if k == j || roles[k].Kind == "" || o.kind != 's' || parentPath(o.path) != parent {
+	for _, k32 := range c.sibs[parentPath(l.path)] {
+		k, o := int(k32), leaves[k32]
+		if k == j {
 			continue
 		}
 		ks := c.kindSet(roles[k].Kind)
@@ -551,7 +594,7 @@ func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProf
 			return a
 		}
 	}
-	ps := schema.propertySchema(l.segs)
+	ps := l.propertySchema(schema)
 	if ps != nil {
 		if hasEnum(ps) {
 			return ArgProfile{Role: RoleEnum}
@@ -566,13 +609,7 @@ func (c *checker) roleOf(tp *toolRuntime, schema *toolSchema, l argLeaf) ArgProf
 			return ArgProfile{Role: RoleDatetime}
 		}
 	}
-	name := ""
-	for k := len(l.segs) - 1; k >= 0; k-- {
-		if l.segs[k].key != "" {
-			name = strings.ToLower(l.segs[k].key)
-			break
-		}
-	}
+	name := strings.ToLower(l.name())
 	if r := roleFromName(name); r != "" {
 		return ArgProfile{Role: r}
 	}

@@ -455,7 +455,7 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 	if l.kind == 'n' {
 		key = numberKey(l.f)
 	}
-	inEnum := enumHas(schema.propertySchema(l.segs), key, &c.keyBuf)
+	inEnum := enumHas(l.propertySchema(schema), key, &c.keyBuf)
 	if l.kind == 'b' {
 		inEnum = true
 	}
@@ -468,13 +468,7 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 		return c.identSupport(l, ArgProfile{Role: RoleIdentifier}, nil, ci, msg, false)
 	}
 	// The user said it: "economy", "one way", "no insurance".
-	argName := ""
-	for k := len(l.segs) - 1; k >= 0; k-- {
-		if l.segs[k].key != "" {
-			argName = l.segs[k].key
-			break
-		}
-	}
+	argName := l.name()
 	yesNo := key == "s:yes" || key == "s:no" || key == "s:true" || key == "s:false"
 	if yesNo {
 		if m, s, e, ok := c.userYesNo(argName, key == "s:yes" || key == "s:true", msg); ok {
@@ -974,8 +968,8 @@ func (c *checker) groupSumsUpTo(msg int) {
 // value, c.onGroupLeaf, so walking allocates no closure): a number joins
 // its siblings' group and its wide group.
 func (c *checker) groupLeaf(w *jsonWalker, kind byte, s string, f float64, start, end int) {
-	if kind != 'n' {
-		return
+	if kind != 'n' || w.pathCutOff() {
+		return // a cut path does not say which numbers are siblings
 	}
 	// siblings: only the last index wildcarded
 	last := -1

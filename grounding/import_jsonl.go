@@ -119,7 +119,7 @@ func readLine(br *bufio.Reader, buf *[]byte) ([]byte, error) {
 func (imp *fileImport) lineRecord(rec []byte, record, line int) (*Trajectory, *ImportError) {
 	d := imp.newDecoder(record, line)
 	if !json.Valid(rec) {
-		return nil, recordSyntaxError(d, json.Unmarshal(rec, new(json.RawMessage)))
+		return nil, recordSyntaxError(d, rec, json.Unmarshal(rec, new(json.RawMessage)))
 	}
 	var raw rawTrajectory
 	if !d.object(rec, rootPath, "a JSON object (one trajectory per line)", raw.set) {
@@ -165,10 +165,14 @@ func (imp *fileImport) lineRecord(rec []byte, record, line int) (*Trajectory, *I
 	return t, nil
 }
 
-// syntaxError reports a record that is not valid JSON.
-func recordSyntaxError(d *recordDecoder, err error) *ImportError {
+// syntaxError reports a record that is not valid JSON; one nested too deep
+// names the field where it gets too deep.
+func recordSyntaxError(d *recordDecoder, rec []byte, err error) *ImportError {
 	expected, got := jsonSyntaxProblem(err)
 	d.fail(rootPath, expected, got)
 	d.err.Err = err
+	if isMaxDepth(err) {
+		d.err.Field = tooDeepField(rec)
+	}
 	return d.err
 }

@@ -309,7 +309,7 @@ func jsonSyntaxProblem(err error) (expected, got string) {
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "a complete JSON value", "truncated JSON (the input ends inside the record)"
-	case errors.As(err, &se) && strings.Contains(se.Error(), "max depth"):
+	case isMaxDepth(err):
 		return "JSON nested at most 10000 levels deep", "deeper nesting"
 	case errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end"):
 		return "a complete JSON value", "truncated JSON (" + se.Error() + ")"
@@ -317,4 +317,86 @@ func jsonSyntaxProblem(err error) (expected, got string) {
 		return "valid JSON", fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
 	}
 	return "valid JSON", err.Error()
+}
+
+// isMaxDepth reports encoding/json's refusal of nesting deeper than 10,000
+// levels (maxJSONDepth).
+func isMaxDepth(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && strings.Contains(se.Error(), "max depth")
+}
+
+// tooDeepField names where p, a JSON value, first nests deeper than
+// maxJSONDepth: messages[1].tool_calls[0].arguments.a[0][0]…, its first
+// segments only. It scans without recursion; "" when p does not nest that
+// deep.
+func tooDeepField(p []byte) string {
+	const shown = 8
+	type frame struct {
+		obj   bool
+		key   string
+		index int
+	}
+	var st []frame
+	expectKey := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(p) && p[j] != '"' {
+				if p[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(p) {
+				return ""
+			}
+			if expectKey && len(st) <= shown {
+				var k string
+				if json.Unmarshal(p[i:j+1], &k) != nil {
+					k = string(p[i+1 : j])
+				}
+				st[len(st)-1].key = k
+			}
+			expectKey = false
+			i = j
+		case '{', '[':
+			if len(st) == maxJSONDepth {
+				var b strings.Builder
+				for n, f := range st[:min(len(st), shown)] {
+					switch {
+					case !f.obj:
+						b.WriteString("[" + strconv.Itoa(f.index) + "]")
+					case plainKey(f.key) && len(f.key) <= 60:
+						if n > 0 {
+							b.WriteByte('.')
+						}
+						b.WriteString(f.key)
+					default:
+						b.WriteString("[" + quoteShort(f.key) + "]")
+					}
+				}
+				b.WriteString(pathCut)
+				return b.String()
+			}
+			st = append(st, frame{obj: c == '{'})
+			expectKey = c == '{'
+		case '}', ']':
+			if len(st) == 0 {
+				return ""
+			}
+			st = st[:len(st)-1]
+			expectKey = false
+		case ',':
+			if n := len(st); n > 0 {
+				if st[n-1].obj {
+					expectKey = true
+				} else {
+					st[n-1].index++
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -343,7 +343,7 @@ func TestReadErrors(t *testing.T) {
 			"{\"id\":\"a\",\"messages\":[]}\n{\"id\":\"b\",\"messages\":[]}\n{\"id\":\"a\",\"messages\":[]}",
 			2, 3, "id", `"a", already used by record 0`},
 		{"nesting too deep", FormatCanonical, `{"id":"a","messages":[],"meta":` + deep + `}`,
-			0, 1, "", "JSON nested at most 10000 levels deep"},
+			0, 1, "meta[0][0][0][0][0][0][0]…", "JSON nested at most 10000 levels deep"},
 		{"bad visibility", FormatCanonical, `{"id":"a","messages":[{"role":"user","content":"x","visibility":"secret"}]}`,
 			0, 1, "messages[0].visibility", `got "secret"`},
 		{"hidden at out of range", FormatCanonical, `{"id":"a","messages":[{"role":"user"}],"hidden":[{"kind":"k","content":1,"at":5}]}`,

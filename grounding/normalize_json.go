@@ -19,15 +19,23 @@ type jsonSeg struct {
 // parser because the checker walks every observation and encoding/json into
 // interface values would dominate the run time.
 type jsonWalker struct {
-	src  string
-	pos  int
-	segs []jsonSeg
+	src string
+	pos int
+	// segs is the kept part of the current path: at most maxPathSegs
+	// segments rendering to at most maxPathBytes (segBytes). over counts the
+	// deeper segments left out; while it is not 0 the path renders with
+	// pathCut after the kept part. depth is the container nesting.
+	segs     []jsonSeg
+	segBytes int
+	over     int
+	depth    int
 	// path is segs rendered (see appendPath), kept up to date as segments
-	// are pushed and popped while scanning (not in leaf mode), with plen the
-	// length of path before each segment: a leaf copies the path instead of
+	// are pushed and popped while scanning (not in leaf mode): a leaf copies
+	// the path, at most maxPathBytes+len(pathCut) bytes, instead of
 	// rendering it from the root.
 	path []byte
-	plen []int
+	// scratch renders one segment (push, pop).
+	scratch []byte
 	// lastP0 and lastP1 locate the path the last leaf wrote into the arena,
 	// which the next leaf reuses while no segment was pushed or popped (an
 	// object key and its scalar value share their path); lastP0 < 0: none.
@@ -46,7 +54,7 @@ type jsonWalker struct {
 // one complete JSON value.
 func (w *jsonWalker) walkLeaves(src string, onLeaf func(w *jsonWalker, kind byte, s string, f float64, start, end int)) bool {
 	w.src, w.pos, w.bad, w.onLeaf = src, 0, false, onLeaf
-	w.segs = w.segs[:0]
+	w.segs, w.segBytes, w.over, w.depth = w.segs[:0], 0, 0, 0
 	w.value(-1, 0)
 	w.ws()
 	w.onLeaf = nil
@@ -60,8 +68,8 @@ func (w *jsonWalker) walkJSON(src string, sc *textScanner) bool {
 	out := sc.out
 	nm, na, no, nk := len(out.ms), len(out.arena), len(out.objs), len(out.keys)
 	w.src, w.pos, w.sc, w.bad = src, 0, sc, false
-	w.segs = w.segs[:0]
-	w.path, w.plen = w.path[:0], w.plen[:0]
+	w.segs, w.segBytes, w.over, w.depth = w.segs[:0], 0, 0, 0
+	w.path = w.path[:0]
 	w.lastP0 = -1
 	w.value(-1, 0)
 	w.ws()
@@ -81,14 +89,41 @@ func (w *jsonWalker) ws() {
 // wildIndex marks an index segment rendered as [*] (groups of siblings).
 const wildIndex = -7
 
+// Bounds on hostile documents. A document nested deeper than maxJSONDepth
+// (encoding/json's own limit) is not read as JSON: the walker recurses once
+// per level, and a log of 24 MB of "[" overflowed the stack, which kills
+// the process. A path keeps at most maxPathSegs segments and maxPathBytes
+// bytes, whole segments only; a deeper or longer path is cut there and
+// marked with pathCut, so what one leaf costs is bounded (every leaf copies
+// its path: 5,000 levels of {"a": around many values took 9 GB). Real logs
+// nest a few levels, their paths are exact.
+const (
+	maxJSONDepth = 10000
+	maxPathSegs  = 64
+	maxPathBytes = 256
+	pathCut      = "…"
+)
+
+// pathIsCut reports whether a rendered path was cut (see maxPathSegs).
+func pathIsCut(p []byte) bool {
+	return len(p) >= len(pathCut) && string(p[len(p)-len(pathCut):]) == pathCut
+}
+
 // appendPath renders the current path: payment_methods.credit_card_1.id,
 // [0][1].flight_number, flights[0].price; odd keys are quoted: ["a b"].
+// A path past the bounds ends in pathCut.
 func (w *jsonWalker) appendPath(b []byte) []byte {
 	for i, s := range w.segs {
 		b = appendSeg(b, i, s)
 	}
+	if w.over > 0 {
+		b = append(b, pathCut...)
+	}
 	return b
 }
+
+// pathCutOff reports whether the path is cut (has segments left out).
+func (w *jsonWalker) pathCutOff() bool { return w.over > 0 }
 
 // appendSeg renders segment i of a path.
 func appendSeg(b []byte, i int, s jsonSeg) []byte {
@@ -111,21 +146,43 @@ func appendSeg(b []byte, i int, s jsonSeg) []byte {
 	return append(b, ']')
 }
 
-// push and pop add and drop the innermost path segment.
+// push and pop add and drop the innermost path segment. A segment past
+// the bounds is only counted (over); the path then ends in pathCut.
 func (w *jsonWalker) push(s jsonSeg) {
-	w.segs = append(w.segs, s)
-	if w.onLeaf == nil {
-		w.plen = append(w.plen, len(w.path))
-		w.path = appendSeg(w.path, len(w.segs)-1, s)
+	if w.over == 0 && len(w.segs) < maxPathSegs && len(s.key) <= maxPathBytes {
+		w.scratch = appendSeg(w.scratch[:0], len(w.segs), s)
+		if w.segBytes+len(w.scratch) <= maxPathBytes {
+			w.segs = append(w.segs, s)
+			w.segBytes += len(w.scratch)
+			if w.onLeaf == nil {
+				w.path = append(w.path, w.scratch...)
+				w.lastP0 = -1
+			}
+			return
+		}
+	}
+	if w.over == 0 && w.onLeaf == nil {
+		w.path = append(w.path, pathCut...)
 		w.lastP0 = -1
 	}
+	w.over++
 }
 
 func (w *jsonWalker) pop() {
-	w.segs = w.segs[:len(w.segs)-1]
+	if w.over > 0 {
+		w.over--
+		if w.over == 0 && w.onLeaf == nil {
+			w.path = w.path[:len(w.path)-len(pathCut)]
+			w.lastP0 = -1
+		}
+		return
+	}
+	last := len(w.segs) - 1
+	n := len(appendSeg(w.scratch[:0], last, w.segs[last]))
+	w.segs = w.segs[:last]
+	w.segBytes -= n
 	if w.onLeaf == nil {
-		w.path = w.path[:w.plen[len(w.plen)-1]]
-		w.plen = w.plen[:len(w.plen)-1]
+		w.path = w.path[:len(w.path)-n]
 		w.lastP0 = -1
 	}
 }
@@ -161,10 +218,20 @@ func (w *jsonWalker) value(obj int32, key int32) {
 		return
 	}
 	switch c := w.src[w.pos]; {
-	case c == '{':
-		w.object(obj)
-	case c == '[':
-		w.array(obj, key)
+	case c == '{' || c == '[':
+		// Too deep to be JSON (see maxJSONDepth): the caller reads it as
+		// text, and the recursion stays bounded.
+		if w.depth >= maxJSONDepth {
+			w.bad = true
+			return
+		}
+		w.depth++
+		if c == '{' {
+			w.object(obj)
+		} else {
+			w.array(obj, key)
+		}
+		w.depth--
 	case c == '"':
 		start := w.pos + 1
 		s, ok := w.str()
@@ -452,9 +519,9 @@ func (w *jsonWalker) objectLeaves() {
 			return
 		}
 		w.pos++
-		w.segs = append(w.segs, jsonSeg{key: k, index: -1})
+		w.push(jsonSeg{key: k, index: -1})
 		w.value(-1, 0)
-		w.segs = w.segs[:len(w.segs)-1]
+		w.pop()
 		w.ws()
 		if w.pos >= len(w.src) {
 			w.bad = true

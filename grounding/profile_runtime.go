@@ -405,11 +405,55 @@ func cachedToolSchema(raw json.RawMessage) *toolSchema {
 	return ts
 }
 
+// maxSchemaDepth bounds the nesting of a tool schema the checks compile.
+// Tool lists come from logs, and compiling costs grow with the cube of the
+// nesting (santhosh-tekuri/jsonschema): 1,000 levels of {"properties":
+// {"a": took 5 s and 9 GB, 2,000 levels 38 s and 70 GB; within the depth
+// bound it still allocates some 500 bytes per byte of schema. Real tool
+// schemas nest a handful of levels in a few KB (3.2 KB the largest seen);
+// a deeper or larger one is not used, like an invalid one.
+const (
+	maxSchemaDepth = 64
+	maxSchemaBytes = 256 << 10
+)
+
+// jsonDepth returns how deep raw, a JSON document, nests objects and
+// arrays, without recursion. Brackets inside strings do not count.
+func jsonDepth(raw []byte) int {
+	depth, max := 0, 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return max
+}
+
 // compileToolSchema compiles a tool's parameters. A missing schema accepts
 // any object.
 func compileToolSchema(raw json.RawMessage) *toolSchema {
 	ts := &toolSchema{raw: append(json.RawMessage(nil), raw...)}
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return ts
+	}
+	if len(raw) > maxSchemaBytes {
+		ts.err = fmt.Errorf("parameters of %d bytes, more than %d", len(raw), maxSchemaBytes)
+		return ts
+	}
+	if d := jsonDepth(raw); d > maxSchemaDepth {
+		ts.err = fmt.Errorf("parameters nested %d levels deep, more than %d", d, maxSchemaDepth)
 		return ts
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))

@@ -722,6 +722,9 @@ func (c *checker) resetKinds() {
 // matches reports whether a rendered JSON path (a.b[0].c, ["x y"].d) matches
 // one of the kind's patterns.
 func (k *kindRuntime) matches(path []byte) bool {
+	if pathIsCut(path) {
+		return false // the cut part may hold any key
+	}
 	for _, pat := range k.patterns {
 		if matchPath(pat, path) {
 			return true

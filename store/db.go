@@ -145,7 +145,18 @@ const sqliteParams = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragm
 // "sqlite://PATH", "file:PATH" or a plain PATH; a query string after PATH is
 // ignored (the store sets its own pragmas) and the parent directory is
 // created. An empty dsn is grounding.ErrInvalid.
+//
+// No error it returns holds the dsn's password: they reach logs and the
+// command line (see redactDSN).
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	db, err := open(ctx, dsn)
+	if err != nil {
+		return nil, redactErr(err, dsn)
+	}
+	return db, nil
+}
+
+func open(ctx context.Context, dsn string) (*DB, error) {
 	name, driverDSN, err := parseDSN(dsn)
 	if err != nil {
 		return nil, err

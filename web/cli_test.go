@@ -168,3 +168,57 @@ func TestCLIGen(t *testing.T) {
 		t.Errorf("gen --kind poetry = %v", err)
 	}
 }
+
+// TestCLIImportTooDeep: a log nested past 10,000 levels is refused whole,
+// naming the file, record and field, nothing of it lands; `check` reports it
+// and still checks the other files. Logs are untrusted: such nesting once
+// overflowed the checker's stack and killed the process.
+func TestCLIImportTooDeep(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(t.TempDir(), "deep.jsonl")
+	lines := []string{
+		`{"id":"ok-1","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`,
+		`{"id":"deep-2","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","name":"f","arguments":{"a":` +
+			strings.Repeat("[", 20000) + "1" + strings.Repeat("]", 20000) + `}}]}]}`,
+	}
+	if err := os.WriteFile(deep, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := cli(t, dir, "", "import", "--run", "deep", deep)
+	if err == nil {
+		t.Fatal("import of a too deep file succeeded")
+	}
+	for _, want := range []string{"deep.jsonl", "record 1", "line 2", "messages[1].tool_calls[0].arguments.a[0][0]…", "nested at most 10000 levels", "nothing imported"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("error %q does not mention %q", stderr, want)
+		}
+	}
+	db, err := store.Open(context.Background(), "sqlite://"+filepath.Join(dir, "groundwork.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.RunByName(context.Background(), "deep"); err == nil {
+		t.Error("the refused file created a run")
+	}
+
+	// A tool answer of 4 MB of "[" is checked (as text), next to the file
+	// refused above.
+	obs := filepath.Join(t.TempDir(), "brackets.jsonl")
+	rec := `{"id":"b","domain":"airline","messages":[{"role":"user","content":"I am mia_li_3668"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","name":"get_user_details","arguments":{"user_id":"mia_li_3668"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","name":"get_user_details","content":"` + strings.Repeat("[", 4_000_000) + `"},` +
+		`{"role":"assistant","content":"Done, mia_li_3668."}]}`
+	if err := os.WriteFile(obs, []byte(rec+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := cli(t, dir, "", "check", "--json", obs, deep)
+	if err == nil || !strings.Contains(stderr, "nested at most 10000 levels") {
+		t.Errorf("check = %v, stderr %q", err, stderr)
+	}
+	for _, want := range []string{`"trajectory":"b","source_index":0,"message":1,"call":0,"tool":"get_user_details","verdict":"pass"`, `"trajectory":"ok-1"`, `"failed_files":["` + deep + `"]`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %s:\n%.2000s", want, out)
+		}
+	}
+}

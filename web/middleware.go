@@ -55,16 +55,29 @@ func requestLogger(log *slog.Logger) func(http.Handler) http.Handler {
 // indicator styles are switched off), and no framing.
 const contentSecurityPolicy = "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
 
-// securityHeaders sets the headers every response carries.
-func securityHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("X-Frame-Options", "DENY")
-		next.ServeHTTP(w, r)
-	})
+// hstsPolicy asks browsers to reach this host over HTTPS only, for a year.
+// Not for subdomains: the app does not know what else runs under its
+// domain.
+const hstsPolicy = "max-age=31536000"
+
+// securityHeaders sets the headers every response carries, and
+// Strict-Transport-Security when the request came over TLS or https is true
+// (the app is reached at an https:// base URL, behind a TLS proxy). A
+// plain-HTTP deployment never gets it: browsers would then refuse the site.
+func securityHeaders(https bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := w.Header()
+			h.Set("Content-Security-Policy", contentSecurityPolicy)
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Referrer-Policy", "same-origin")
+			h.Set("X-Frame-Options", "DENY")
+			if https || r.TLS != nil {
+				h.Set("Strict-Transport-Security", hstsPolicy)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // compressLevel is gzip's level for pages. Level 1 rather than the usual

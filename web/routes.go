@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -68,7 +69,7 @@ func routes(cfg Config, db *store.DB, sessions *scs.SessionManager, imp ImportFi
 		middleware.GetHead, // HEAD /healthz and friends answer like GET
 		requestLogger(log),
 		middleware.Recoverer,
-		securityHeaders,
+		securityHeaders(strings.HasPrefix(cfg.BaseURL, "https://")),
 		crossOrigin(log), // every unsafe method, before any session work
 		compress(),
 	)
