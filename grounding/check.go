@@ -383,6 +383,9 @@ type checker struct {
 	now     time.Time
 	nowOK   bool
 	nowDone bool
+	// recIdx and said make the policy rules linear (check_policy.go).
+	recIdx []recordIndex
+	said   []saidMemo
 
 	res Result
 }
@@ -462,6 +465,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.sc = textScanner{smallAt: c.rt.weakMax}
 	c.memo.newTrajectory()
 	c.nowDone = false
+	c.resetRecords()
 	c.res = Result{}
 }
 

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,6 +305,119 @@ func TestHostileToolSchema(t *testing.T) {
 			if n := allocated(func() { checkSane(t, tr) }); n > 64<<20 {
 				t.Errorf("checking allocated %d MB", n>>20)
 			}
+		})
+	}
+}
+
+// manyReservations is an airline trajectory that reads n reservations, none
+// of which the policy lets the user cancel, and tells the user after each
+// that it is "eligible for a full refund"; the user named them all first.
+func manyReservations(n int) *Trajectory {
+	var ids strings.Builder
+	for i := range n {
+		fmt.Fprintf(&ids, " R%05d", i)
+	}
+	b := traj("airline").sys(airlinePolicy).user("Hi, I am mia_li_3668 and I want to cancel my reservations" + ids.String() + ".")
+	for i := range n {
+		id := fmt.Sprintf("R%05d", i)
+		b.call("get_reservation_details", `{"reservation_id": "`+id+`"}`,
+			`{"reservation_id": "`+id+`", "user_id": "mia_li_3668", "cabin": "economy", "flights": [{"flight_number": "HAT136", "date": "2024-05-20"}], "created_at": "2024-05-01T09:00:00", "insurance": "no"}`)
+		b.say("Reservation " + id + " is eligible for a full refund.").user("ok thanks")
+	}
+	return b.build()
+}
+
+// TestPolicyClaimsManyRecords: with more reservations read than the name
+// searches try one by one, a reply's claim is still checked against the
+// record of the reservation it names.
+func TestPolicyClaimsManyRecords(t *testing.T) {
+	tr := manyReservations(3 * fewIDs)
+	r := Check(tr, nil)
+	for _, msg := range []int{4, 4 + 4*fewIDs, len(tr.Messages) - 2} {
+		d := decisionAt(t, r, msg, -1)
+		id := fmt.Sprintf("R%05d", (msg-4)/4)
+		if d.Verdict != VerdictAmbiguous {
+			t.Errorf("message %d (%s eligible for a refund, booked 14 days ago, economy, no insurance): %s, want ambiguous", msg, id, describeDecision(d))
+			continue
+		}
+		found := false
+		for _, a := range d.Args {
+			found = found || strings.Contains(a.Where.Note, "record of "+id)
+		}
+		if !found {
+			t.Errorf("message %d: no evidence names the record of %s: %s", msg, id, describeDecision(d))
+		}
+	}
+}
+
+// TestNamedIDsLookupAgrees: past fewIDs, allNamed and lastNamed look each
+// window of the text up instead of searching for every id; they must find
+// the same ids, overlapping and nested ones included.
+func TestNamedIDsLookupAgrees(t *testing.T) {
+	naiveAll := func(text string, ids map[string]bool) []string {
+		var out []string
+		for id := range ids {
+			if strings.Contains(text, id) {
+				out = append(out, id)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	naiveLast := func(text string, ids map[string]bool) string {
+		best, at := "", -1
+		for id := range ids {
+			if k := strings.LastIndex(text, id); k > at || (k == at && k >= 0 && id < best) {
+				best, at = id, k
+			}
+		}
+		return best
+	}
+	x := &recordIndex{ids: map[string]bool{}}
+	add := func(id string) {
+		x.ids[id] = true
+		if !slices.Contains(x.lens, len(id)) {
+			x.lens = append(x.lens, len(id))
+		}
+	}
+	var ids []string
+	for i := range 3 * fewIDs {
+		id := fmt.Sprintf("AB%04d", i)
+		ids = append(ids, id, id+"XY") // nested: AB0001 inside AB0001XY
+		add(id + "XY")                 // the longer length first: ties go to the smaller id
+		add(id)
+	}
+	rng := rand.New(rand.NewPCG(20261204, 1))
+	for range 2000 {
+		var sb strings.Builder
+		for range rng.IntN(6) {
+			sb.WriteString([]string{" reservation ", ", ", "AB", "X", " and "}[rng.IntN(5)])
+			if rng.IntN(2) == 0 {
+				sb.WriteString(ids[rng.IntN(len(ids))])
+			}
+		}
+		text := sb.String()
+		if got, want := allNamed(text, x), naiveAll(text, x.ids); !slices.Equal(got, want) {
+			t.Fatalf("allNamed(%q) = %v, want %v", text, got, want)
+		}
+		if got, want := lastNamed(text, x), naiveLast(text, x.ids); got != want {
+			t.Fatalf("lastNamed(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// BenchmarkCheckPolicyManyRecords: the policy rules' cost per decision
+// stays flat as a trajectory reads more records (it grew with their number
+// before: 4,000 reservations took 3.95 s, 8,000 took 14.75 s).
+func BenchmarkCheckPolicyManyRecords(b *testing.B) {
+	for _, n := range []int{1000, 4000} {
+		tr := manyReservations(n)
+		b.Run(fmt.Sprintf("reservations=%d", n), func(b *testing.B) {
+			var decisions int
+			for b.Loop() {
+				decisions = len(Check(tr, nil).Decisions)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*decisions), "ns/decision")
 		})
 	}
 }

@@ -56,17 +56,105 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 // that is a JSON object whose top-level field holds val, with its message
 // index. It is read as written, without decoding.
 func (c *checker) latestRecord(field, val string, msg int) (record, int) {
-	for i := msg - 1; i >= 0; i-- {
-		m := &c.t.Messages[i]
-		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, val) {
-			continue
-		}
-		rec := record(m.Content)
-		if v, ok := rec.str(field); ok && v == val {
-			return rec, i
+	x := c.recordsBefore(field, msg)
+	i, ok := x.latest[val]
+	if !ok {
+		return "", -1
+	}
+	return record(c.t.Messages[i].Content), int(i)
+}
+
+// recordIndex indexes, for one field a policy rule keys records by, the
+// visible successful tool results before message upTo: every value the
+// field takes at any depth (recordIDs), and per value the latest result
+// whose top-level field holds it (latestRecord). Decisions come in message
+// order, so it grows forward and the policy rules stay linear in the
+// trajectory's size; a query behind upTo rebuilds it.
+type recordIndex struct {
+	field  string
+	upTo   int
+	ids    map[string]bool
+	lens   []int // the lengths of the ids
+	latest map[string]int32
+	// namedVal is lastNamedBefore's answer for the messages before namedAt
+	// while x held namedN ids (-1: none kept).
+	namedAt, namedN int
+	namedVal        string
+}
+
+// recordsBefore is the field's index over the messages before msg.
+func (c *checker) recordsBefore(field string, msg int) *recordIndex {
+	var x *recordIndex
+	for i := range c.recIdx {
+		if c.recIdx[i].field == field {
+			x = &c.recIdx[i]
+			break
 		}
 	}
-	return "", -1
+	if x == nil {
+		c.recIdx = append(c.recIdx, recordIndex{field: field, ids: map[string]bool{}, latest: map[string]int32{}, namedN: -1})
+		x = &c.recIdx[len(c.recIdx)-1]
+	}
+	if msg < x.upTo {
+		clear(x.ids)
+		clear(x.latest)
+		x.lens = x.lens[:0]
+		x.upTo, x.namedN = 0, -1
+	}
+	for ; x.upTo < msg && x.upTo < len(c.t.Messages); x.upTo++ {
+		m := &c.t.Messages[x.upTo]
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) {
+			continue
+		}
+		fieldValues(m.Content, field, func(v string) bool {
+			if v != "" && !x.ids[v] {
+				x.ids[v] = true
+				if !slices.Contains(x.lens, len(v)) {
+					x.lens = append(x.lens, len(v))
+				}
+			}
+			return true
+		})
+		if v, ok := record(m.Content).str(field); ok && v != "" && strings.Contains(m.Content, v) {
+			x.latest[v] = int32(x.upTo)
+		}
+	}
+	return x
+}
+
+// lastNamedBefore is the id of x that the latest visible user or agent
+// message before msg names (lastNamed), "" when none does. While x holds
+// the same ids it remembers its last answer, so replies that name no id
+// do not each read the whole history again.
+func (c *checker) lastNamedBefore(x *recordIndex, msg int) string {
+	from, val := 0, ""
+	if x.namedN == len(x.ids) && x.namedAt <= msg {
+		from, val = x.namedAt, x.namedVal
+	}
+	for j := msg - 1; j >= from; j-- {
+		m := &c.t.Messages[j]
+		if (m.Role == RoleUser || m.Role == RoleAssistant) && !m.IsHidden() {
+			if v := lastNamed(m.Content, x); v != "" {
+				val = v
+				break
+			}
+		}
+	}
+	x.namedAt, x.namedN, x.namedVal = msg, len(x.ids), val
+	return val
+}
+
+// resetRecords empties the indexes for a new trajectory, keeping their
+// maps.
+func (c *checker) resetRecords() {
+	for i := range c.recIdx {
+		x := &c.recIdx[i]
+		clear(x.ids)
+		clear(x.latest)
+		x.lens = x.lens[:0]
+		x.upTo, x.namedN = 0, -1
+	}
+	c.said = c.said[:0]
 }
 
 // fieldValues calls f with each string value the JSON text s gives a key
@@ -183,15 +271,33 @@ func (c *checker) checkAllowed(r *conditionRuntime, rec record, msg int, explain
 // userSaidAny reports whether a visible user message before msg contains one
 // of the phrases.
 func (c *checker) userSaidAny(words *phraseSet, msg int) bool {
-	for _, i := range c.userMsgs {
-		if int(i) >= msg {
+	var m *saidMemo
+	for i := range c.said {
+		if c.said[i].words == words {
+			m = &c.said[i]
 			break
 		}
-		if words.contains(c.lowerContent(int(i))) {
-			return true
-		}
 	}
-	return false
+	if m == nil {
+		c.said = append(c.said, saidMemo{words: words, first: -1})
+		m = &c.said[len(c.said)-1]
+	}
+	for m.first < 0 && m.scanned < len(c.userMsgs) && int(c.userMsgs[m.scanned]) < msg {
+		if i := c.userMsgs[m.scanned]; words.contains(c.lowerContent(int(i))) {
+			m.first = i
+		}
+		m.scanned++
+	}
+	return m.first >= 0 && int(m.first) < msg
+}
+
+// saidMemo remembers, for one phrase set, the first visible user message
+// that contains one of its phrases (first, -1: none among the scanned
+// first user messages): userSaidAny reads each user message once per set.
+type saidMemo struct {
+	words   *phraseSet
+	scanned int
+	first   int32
 }
 
 var currentTimeRe = regexp.MustCompile(`(?i)current time is\s+(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)`)
@@ -257,19 +363,13 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 			continue
 		}
 		ids := c.recordIDs(r.arg, msg)
-		if len(ids) == 0 {
+		if len(ids.ids) == 0 {
 			continue
 		}
 		// The entity a sentence is about: the ones it names, else the last
 		// one the text named before it, else the last one the latest
 		// visible user or agent message named.
-		before := ""
-		for j := msg - 1; before == "" && j >= 0; j-- {
-			m := &c.t.Messages[j]
-			if (m.Role == RoleUser || m.Role == RoleAssistant) && !m.IsHidden() {
-				before = lastNamed(m.Content, ids)
-			}
-		}
+		before := c.lastNamedBefore(ids, msg)
 		for start := 0; start < len(low); {
 			end := start + strings.IndexAny(low[start:], ".!?\n")
 			if end < start {
@@ -329,46 +429,59 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	return sev
 }
 
-// recordIDs maps the values of field in the visible tool results before
-// msg (the reservations read so far) to true.
-func (c *checker) recordIDs(field string, msg int) map[string]bool {
-	var ids map[string]bool
-	for i := 0; i < msg; i++ {
-		m := &c.t.Messages[i]
-		if m.Role != RoleTool || m.IsHidden() || c.isError(m) {
-			continue
-		}
-		fieldValues(m.Content, field, func(v string) bool {
-			if v != "" {
-				if ids == nil {
-					ids = map[string]bool{}
-				}
-				ids[v] = true
-			}
-			return true
-		})
-	}
-	return ids
+// recordIDs is the index of the values of field in the visible tool
+// results before msg (the reservations read so far).
+func (c *checker) recordIDs(field string, msg int) *recordIndex {
+	return c.recordsBefore(field, msg)
 }
 
-// allNamed are the ids of ids that text names, in order.
-func allNamed(text string, ids map[string]bool) []string {
+// fewIDs is how many ids the name searches try one by one; with more, they
+// look each window of the text up instead, so a trajectory that reads
+// thousands of records stays linear.
+const fewIDs = 16
+
+// allNamed are the ids of x that text names, in order.
+func allNamed(text string, x *recordIndex) []string {
 	var out []string
-	for id := range ids {
-		if strings.Contains(text, id) {
-			out = append(out, id)
+	if len(x.ids) <= fewIDs {
+		for id := range x.ids {
+			if strings.Contains(text, id) {
+				out = append(out, id)
+			}
+		}
+	} else {
+		for _, n := range x.lens {
+			for k := 0; k+n <= len(text); k++ {
+				if id := text[k : k+n]; x.ids[id] {
+					out = append(out, id)
+				}
+			}
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
-// lastNamed is the id of ids that text names last, "" when none.
-func lastNamed(text string, ids map[string]bool) string {
+// lastNamed is the id of x that text names last (of ids starting at the
+// same place, the smallest), "" when none.
+func lastNamed(text string, x *recordIndex) string {
 	best, at := "", -1
-	for id := range ids {
-		if k := strings.LastIndex(text, id); k > at || (k == at && k >= 0 && id < best) {
-			best, at = id, k
+	if len(x.ids) <= fewIDs {
+		for id := range x.ids {
+			if k := strings.LastIndex(text, id); k > at || (k == at && k >= 0 && id < best) {
+				best, at = id, k
+			}
+		}
+		return best
+	}
+	for _, n := range x.lens {
+		for k := len(text) - n; k >= 0 && k >= at; k-- {
+			if id := text[k : k+n]; x.ids[id] {
+				if k > at || id < best {
+					best, at = id, k
+				}
+				break
+			}
 		}
 	}
 	return best
