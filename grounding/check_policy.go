@@ -106,7 +106,9 @@ func (c *checker) recordsBefore(field string, msg int) *recordIndex {
 		if m.Role != RoleTool || m.IsHidden() || c.isError(m) {
 			continue
 		}
+		found := false
 		fieldValues(m.Content, field, func(v string) bool {
+			found = true
 			if v != "" && !x.ids[v] {
 				x.ids[v] = true
 				if !slices.Contains(x.lens, len(v)) {
@@ -115,6 +117,9 @@ func (c *checker) recordsBefore(field string, msg int) *recordIndex {
 			}
 			return true
 		})
+		if !found {
+			continue // no key named field: not its record either
+		}
 		if v, ok := record(m.Content).str(field); ok && v != "" && strings.Contains(m.Content, v) {
 			x.latest[v] = int32(x.upTo)
 		}
