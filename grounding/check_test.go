@@ -590,7 +590,8 @@ func TestCheckPolicyConditions(t *testing.T) {
 // TestCheckPolicyClaims covers replies and transfer summaries that tell the
 // user what the cancellation policy allows: a claim the record contradicts
 // ("eligible for a full refund" on an economy booking two weeks old
-// without insurance; "does not meet the conditions" for a business one) is
+// without insurance; "does not meet the conditions" for a business one;
+// asking the user to confirm a cancellation the record rules out) is
 // ambiguous; a claim the record bears out passes; a trip already flown
 // cannot be cancelled whatever its cabin.
 func TestCheckPolicyClaims(t *testing.T) {
@@ -615,6 +616,12 @@ func TestCheckPolicyClaims(t *testing.T) {
 		{name: "does not meet the conditions, but business can always be cancelled", in: reply(business, "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it."),
 			msg: 4, call: -1, verdict: VerdictAmbiguous, arg: "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it", where: "meets the policy"},
 		{name: "eligible for cancellation, as the record shows", in: reply(business, "NO6JO3 is in business class, so it is eligible for cancellation. Shall I proceed?"),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "asks to confirm a cancellation the record rules out", in: reply(old, "Reservation NO6JO3, economy, change of plans. Please confirm if you would like to proceed with canceling this reservation."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Please confirm if you would like to proceed with canceling this reservation", status: StatusUnsupported, where: "says the policy allows it"},
+		{name: "asks to confirm a cancellation the record allows", in: reply(business, "Reservation NO6JO3 is in business class. Would you like me to proceed with the cancellation?"),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "declines to proceed with a cancellation the record rules out", in: reply(old, "NO6JO3 is economy without insurance, so I am unable to proceed with the cancellation."),
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a business trip already flown cannot be cancelled", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03"), "NO6JO3 has already flown, so it cannot be cancelled."),
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
