@@ -678,8 +678,10 @@ func TestCheckAirportLinked(t *testing.T) {
 
 // TestCheckPolicyStatements covers the airline profile's policy_claims: a
 // reply that states a rule the policy contradicts (basic economy cannot
-// change cabin or passengers) or offers compensation nobody asked for is
-// ambiguous; the policy's own rules, and an offer the user asked for, pass.
+// change cabin or passengers), offers compensation nobody asked for, or
+// sends the user to a human agent who "might have more flexibility" with a
+// request the policy denies is ambiguous; the policy's own rules, an offer
+// the user asked for, and a plain transfer offer pass.
 func TestCheckPolicyStatements(t *testing.T) {
 	say := func(user, text string) *Trajectory {
 		return traj("airline").sys(airlinePolicy).user(user).say(text).build()
@@ -696,6 +698,10 @@ func TestCheckPolicyStatements(t *testing.T) {
 		{name: "compensation offered unasked", in: say("My flight was delayed and I'm frustrated.", "As a gold member, I can offer you a certificate as compensation for the delay."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
 		{name: "compensation the user asked for", in: say("My flight was delayed. Can I get some compensation?", "As a gold member, I can offer you a certificate as compensation for the delay."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a human agent said to have the flexibility to bend a denial", in: say("I need a full refund for my basic economy ticket. Please make an exception.", "I cannot refund it under the policy. I can transfer you to a human agent who might have more flexibility in handling your request."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I can transfer you to a human agent who might have more flexibility in handling your request", where: "no power to make exceptions"},
+		{name: "a transfer offered for what the agent cannot do, with no exception promised", in: say("I need to cancel just one segment of my trip.", "I can only cancel a whole reservation. I can transfer you to a human agent who may be able to assist you further."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
 }
