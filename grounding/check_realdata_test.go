@@ -71,7 +71,8 @@ func TestRealAirlineLabels(t *testing.T) {
 	// 4 false approvals of 45 then; engine 1.2.3's confirmation phrases
 	// ("would you like to proceed with the cancellation" on a booking the
 	// record rules out; a human agent said to have "more flexibility"
-	// with a request the policy denies) came after it.
+	// with a request the policy denies; the user sent to "the airline's
+	// official website") came after it.
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		raw, err := os.ReadFile(hf)

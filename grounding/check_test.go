@@ -680,8 +680,9 @@ func TestCheckAirportLinked(t *testing.T) {
 // reply that states a rule the policy contradicts (basic economy cannot
 // change cabin or passengers), offers compensation nobody asked for, or
 // sends the user to a human agent who "might have more flexibility" with a
-// request the policy denies is ambiguous; the policy's own rules, an offer
-// the user asked for, and a plain transfer offer pass.
+// request the policy denies, or to the airline's website or customer
+// service (the agent is that service) is ambiguous; the policy's own rules,
+// an offer the user asked for, and a plain transfer offer pass.
 func TestCheckPolicyStatements(t *testing.T) {
 	say := func(user, text string) *Trajectory {
 		return traj("airline").sys(airlinePolicy).user(user).say(text).build()
@@ -701,6 +702,8 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a human agent said to have the flexibility to bend a denial", in: say("I need a full refund for my basic economy ticket. Please make an exception.", "I cannot refund it under the policy. I can transfer you to a human agent who might have more flexibility in handling your request."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I can transfer you to a human agent who might have more flexibility in handling your request", where: "no power to make exceptions"},
+		{name: "the user sent to the airline's own website for what the tools show", in: say("My flight HAT039 is delayed. What is going on?", "I recommend checking the airline's official website for the most up-to-date information on your flight."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "names no other channel"},
 		{name: "a transfer offered for what the agent cannot do, with no exception promised", in: say("I need to cancel just one segment of my trip.", "I can only cancel a whole reservation. I can transfer you to a human agent who may be able to assist you further."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
