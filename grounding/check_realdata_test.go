@@ -67,6 +67,12 @@ func TestRealAirlineLabels(t *testing.T) {
 	// Set 3 (tau-airline-heldout3.json) was labelled blind on engine 1.2.1:
 	// 16 false approvals then; engine 1.2.2's policy rules were made after
 	// it, so its later figures no longer measure generalization either.
+	// Set 4 (tau-airline-heldout4.json) was labelled blind on engine 1.2.2:
+	// 4 false approvals of 45 then; engine 1.2.3's confirmation phrases
+	// ("would you like to proceed with the cancellation" on a booking the
+	// record rules out; a human agent said to have "more flexibility"
+	// with a request the policy denies; the user sent to "the airline's
+	// official website") came after it.
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		raw, err := os.ReadFile(hf)

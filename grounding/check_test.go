@@ -590,7 +590,8 @@ func TestCheckPolicyConditions(t *testing.T) {
 // TestCheckPolicyClaims covers replies and transfer summaries that tell the
 // user what the cancellation policy allows: a claim the record contradicts
 // ("eligible for a full refund" on an economy booking two weeks old
-// without insurance; "does not meet the conditions" for a business one) is
+// without insurance; "does not meet the conditions" for a business one;
+// asking the user to confirm a cancellation the record rules out) is
 // ambiguous; a claim the record bears out passes; a trip already flown
 // cannot be cancelled whatever its cabin.
 func TestCheckPolicyClaims(t *testing.T) {
@@ -615,6 +616,12 @@ func TestCheckPolicyClaims(t *testing.T) {
 		{name: "does not meet the conditions, but business can always be cancelled", in: reply(business, "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it."),
 			msg: 4, call: -1, verdict: VerdictAmbiguous, arg: "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it", where: "meets the policy"},
 		{name: "eligible for cancellation, as the record shows", in: reply(business, "NO6JO3 is in business class, so it is eligible for cancellation. Shall I proceed?"),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "asks to confirm a cancellation the record rules out", in: reply(old, "Reservation NO6JO3, economy, change of plans. Please confirm if you would like to proceed with canceling this reservation."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Please confirm if you would like to proceed with canceling this reservation", status: StatusUnsupported, where: "says the policy allows it"},
+		{name: "asks to confirm a cancellation the record allows", in: reply(business, "Reservation NO6JO3 is in business class. Would you like me to proceed with the cancellation?"),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "declines to proceed with a cancellation the record rules out", in: reply(old, "NO6JO3 is economy without insurance, so I am unable to proceed with the cancellation."),
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a business trip already flown cannot be cancelled", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03"), "NO6JO3 has already flown, so it cannot be cancelled."),
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
@@ -671,8 +678,11 @@ func TestCheckAirportLinked(t *testing.T) {
 
 // TestCheckPolicyStatements covers the airline profile's policy_claims: a
 // reply that states a rule the policy contradicts (basic economy cannot
-// change cabin or passengers) or offers compensation nobody asked for is
-// ambiguous; the policy's own rules, and an offer the user asked for, pass.
+// change cabin or passengers), offers compensation nobody asked for, or
+// sends the user to a human agent who "might have more flexibility" with a
+// request the policy denies, or to the airline's website or customer
+// service (the agent is that service) is ambiguous; the policy's own rules,
+// an offer the user asked for, and a plain transfer offer pass.
 func TestCheckPolicyStatements(t *testing.T) {
 	say := func(user, text string) *Trajectory {
 		return traj("airline").sys(airlinePolicy).user(user).say(text).build()
@@ -689,6 +699,12 @@ func TestCheckPolicyStatements(t *testing.T) {
 		{name: "compensation offered unasked", in: say("My flight was delayed and I'm frustrated.", "As a gold member, I can offer you a certificate as compensation for the delay."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
 		{name: "compensation the user asked for", in: say("My flight was delayed. Can I get some compensation?", "As a gold member, I can offer you a certificate as compensation for the delay."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a human agent said to have the flexibility to bend a denial", in: say("I need a full refund for my basic economy ticket. Please make an exception.", "I cannot refund it under the policy. I can transfer you to a human agent who might have more flexibility in handling your request."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I can transfer you to a human agent who might have more flexibility in handling your request", where: "no power to make exceptions"},
+		{name: "the user sent to the airline's own website for what the tools show", in: say("My flight HAT039 is delayed. What is going on?", "I recommend checking the airline's official website for the most up-to-date information on your flight."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "names no other channel"},
+		{name: "a transfer offered for what the agent cannot do, with no exception promised", in: say("I need to cancel just one segment of my trip.", "I can only cancel a whole reservation. I can transfer you to a human agent who may be able to assist you further."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
 }
