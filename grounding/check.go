@@ -152,7 +152,8 @@ type ArgEvidence struct {
 
 // Evidence says where a value was found.
 type Evidence struct {
-	// Found: "visible", "schema", "derived", "hidden", "nowhere".
+	// Found: "visible", "schema", "derived", "hidden", "nowhere", or
+	// "policy" (a policy rule's finding, Note says what).
 	Found string `json:"found"`
 	// Message is the visible message index (-1 when none).
 	Message int `json:"message"`
@@ -211,6 +212,8 @@ func (e Evidence) String() string {
 		b.WriteString(e.Hidden)
 	case e.Found == "nowhere":
 		b.WriteString("not found anywhere")
+	case e.Found == "policy":
+		b.WriteString("against the policy")
 	default:
 		b.WriteString(e.Found)
 	}

@@ -28,6 +28,14 @@ func nowhere() Evidence {
 	return Evidence{Found: "nowhere", Message: -1, HiddenEntry: -1, HiddenMessage: -1}
 }
 
+// againstPolicy is the evidence of a policy finding (check_policy.go): what
+// the visible record or the policy says against the decision, in note.
+func againstPolicy(note string) Evidence {
+	ev := nowhere()
+	ev.Found, ev.Note = "policy", note
+	return ev
+}
+
 // assistant evaluates the decisions of a visible assistant message against
 // the history before it, then adds the message to the index as the agent's.
 func (c *checker) assistant(i int) {

@@ -36,9 +36,8 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		if allowed {
 			continue
 		}
-		ev := nowhere()
-		ev.Note = fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
-			val, recMsg, why, call.Name, r.rule)
+		ev := againstPolicy(fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
+			val, recMsg, why, call.Name, r.rule))
 		d.Args = append(d.Args, ArgEvidence{
 			Path:   "policy",
 			Value:  c.vals.quote(val),
@@ -426,6 +425,7 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 				continue
 			}
 			a := c.unsupportedSpan(s0, text[s0:end], note)
+			a.Where.Found = "policy"
 			a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
 			d.Args = append(d.Args, a)
 			sev = sevAmbiguous
@@ -662,7 +662,9 @@ func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int
 			if !all {
 				continue
 			}
-			d.Args = append(d.Args, c.unsupportedSpan(s0, text[s0:end], "states a rule the policy contradicts: "+pc.note))
+			a := c.unsupportedSpan(s0, text[s0:end], "states a rule the policy contradicts: "+pc.note)
+			a.Where.Found = "policy"
+			d.Args = append(d.Args, a)
 			sev = sevAmbiguous
 		}
 	}

@@ -564,7 +564,7 @@ func TestCheckPolicyConditions(t *testing.T) {
 	}
 	runCheckCases(t, []checkCase{
 		{name: "economy without insurance booked two weeks ago", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "economy", "no")),
-			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", status: StatusUnsupported, where: "created_at 2024-05-01T05:17:41"},
+			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", status: StatusUnsupported, where: "against the policy; the record of NO6JO3 (message 3) shows created_at 2024-05-01T05:17:41"},
 		{name: "booked within the last 24 hours", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-14T20:46:09", "economy", "no")),
 			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "business can always be cancelled", in: cancel(airlinePolicy, "My plans changed.", record("2024-05-01T05:17:41", "business", "no")),
