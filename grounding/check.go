@@ -313,6 +313,7 @@ type checker struct {
 	// tailRead is how many bytes their searches read.
 	tails        []tail
 	tailRead     int
+	reportRead   int     // bytes inToolResult read (maxReportSearch)
 	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
 	bases        []baseRef  // long system texts indexed through baseCache
@@ -469,6 +470,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.memo.newTrajectory()
 	c.nowDone = false
 	c.resetRecords()
+	c.reportRead = 0
 	c.res = Result{}
 }
 

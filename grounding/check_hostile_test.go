@@ -421,3 +421,49 @@ func BenchmarkCheckPolicyManyRecords(b *testing.B) {
 		})
 	}
 }
+
+// TestReportSearchBound: a report line after a write is supported by a
+// word of an earlier tool result ("Cabin: economy"); once the trajectory's
+// searches have read their limit the word is not looked for, and the line
+// goes to a human saying why rather than passing unread.
+func TestReportSearchBound(t *testing.T) {
+	tr := cancelled().say("Done! Here is the summary:\n- **Status:** cancelled\n- **Cabin:** economy").build()
+	if d := decisionAt(t, Check(tr, nil), 8, -1); d.Verdict != VerdictPass {
+		t.Fatalf("with the whole history searched: %s, want pass", describeDecision(d))
+	}
+	defer func(n int) { maxReportSearch = n }(maxReportSearch)
+	maxReportSearch = 10
+	d := decisionAt(t, Check(tr, nil), 8, -1)
+	a, ok := argAt(d, "content[51:71]")
+	if d.Verdict != VerdictAmbiguous || !ok || !strings.Contains(a.Where.String(), "not all searched") {
+		t.Errorf("with the search limit spent: %s, want ambiguous, its evidence saying the search stopped", describeDecision(d))
+	}
+}
+
+// BenchmarkCheckManyReports: a reply after each of n writes reports 50
+// "Label: word" lines whose words no result holds; each word was searched
+// for through every earlier tool result (1.29 s for 1,000 writes, 3.89 s
+// for 2,000 with groundwork check), now within a budget per trajectory
+// (0.37 s and 0.77 s).
+func BenchmarkCheckManyReports(b *testing.B) {
+	for _, n := range []int{500, 2000} {
+		bld := traj("airline").sys(airlinePolicy).user("I am mia_li_3668, add bags to NO6JO3. yes")
+		for i := range n {
+			bld.call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":1,"nonfree_baggages":0,"payment_id":"credit_card_1"}`,
+				`{"reservation_id":"NO6JO3","total_baggages":1,"note":"`+strings.Repeat("x", 200)+`"}`)
+			var lines []string
+			for k := range 50 {
+				lines = append(lines, "Seat: zq"+strings.Map(func(r rune) rune { return 'a' + (r-'0')%26 }, strconv.Itoa(i*50+k)))
+			}
+			bld.say(strings.Join(lines, "\n")).user("yes")
+		}
+		tr := bld.build()
+		b.Run(fmt.Sprintf("writes=%d", n), func(b *testing.B) {
+			var decisions int
+			for b.Loop() {
+				decisions = len(Check(tr, nil).Decisions)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*decisions), "ns/decision")
+		})
+	}
+}

@@ -443,21 +443,35 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 		if slices.ContainsFunc(labelWords, func(w string) bool { return strings.Contains(record, stem(w)) }) {
 			continue
 		}
-		supported := false
+		supported, cut := false, false
 		for _, w := range valueWords {
 			if slices.Contains(unevidencedWords, w) || slices.ContainsFunc(labelWords, func(l string) bool { return stemMatch(stem(l), stem(w)) }) {
 				continue
 			}
-			if strings.Contains(record, w) || c.inToolResult(w, msg) {
+			if strings.Contains(record, w) {
 				supported = true
 				break
 			}
+			found, stop := c.inToolResult(w, msg)
+			if found {
+				supported = true
+				break
+			}
+			cut = cut || stop
 		}
 		if supported {
 			continue
 		}
-		d.Args = append(d.Args, c.unsupportedSpan(s0, line, "reports "+strings.Join(labelWords, " ")+" as part of the "+write.name+
-			" just made (message "+strconv.Itoa(write.msg)+"); neither its arguments nor its result say so"))
+		note := "reports " + strings.Join(labelWords, " ") + " as part of the " + write.name +
+			" just made (message " + strconv.Itoa(write.msg) + "); neither its arguments nor its result say so"
+		if cut {
+			limit := strconv.Itoa(maxReportSearch) + " bytes"
+			if maxReportSearch >= 1<<20 {
+				limit = strconv.Itoa(maxReportSearch>>20) + " MiB"
+			}
+			note += " (earlier tool results not all searched: this trajectory's searches read their limit of " + limit + ")"
+		}
+		d.Args = append(d.Args, c.unsupportedSpan(s0, line, note))
 		sev = sevAmbiguous
 	}
 	return sev
@@ -485,16 +499,33 @@ func reportWords(s string) []string {
 }
 
 // inToolResult reports whether a visible tool result before message msg
-// contains w (lower-cased).
-func (c *checker) inToolResult(w string, msg int) bool {
+// contains w (lower-cased). A substring search has no index, and a reply
+// after each of thousands of writes can ask it for many words, so the
+// searches of one trajectory read at most maxReportSearch bytes; past that
+// cut is true and the word counts as not found (the line goes to a human,
+// never passes unread).
+func (c *checker) inToolResult(w string, msg int) (found, cut bool) {
 	for i := 0; i < msg; i++ {
 		m := &c.t.Messages[i]
-		if m.Role == RoleTool && !m.IsHidden() && strings.Contains(c.lowerContent(i), w) {
-			return true
+		if m.Role != RoleTool || m.IsHidden() {
+			continue
+		}
+		low := c.lowerContent(i)
+		if c.reportRead+len(low) > maxReportSearch {
+			return false, true
+		}
+		c.reportRead += len(low)
+		if strings.Contains(low, w) {
+			return true, false
 		}
 	}
-	return false
+	return false, false
 }
+
+// maxReportSearch is how many bytes inToolResult reads per trajectory; one
+// trajectory of the real τ-bench logs read at most 10 KB (airline) and
+// 22 KB (retail).
+var maxReportSearch = 64 << 20 // a var for the tests
 
 // mayReportDone is a quick test before the sentence-by-sentence one: does
 // text contain one of doneVerbs? All but "sent" end in "ed", so one pass
