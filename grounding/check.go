@@ -311,9 +311,14 @@ type checker struct {
 	textMsgs   []int32 // visible non-agent messages with free text (not JSON)
 	// tails are the parts of messages too long to index (boundContent);
 	// tailRead is how many bytes their searches read.
-	tails        []tail
-	tailRead     int
-	reportRead   int     // bytes inToolResult read (maxReportSearch)
+	tails      []tail
+	tailRead   int
+	reportRead int // bytes inToolResult read (maxReportSearch)
+	relHits    []relHit
+	relRead    int // c.userMsgs read into relHits
+	// phraseFirst is firstPhrase's memory: per list and phrase, how far
+	// the list was searched and the first message that has it.
+	phraseFirst  map[phraseKey]phraseMemo
 	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
 	bases        []baseRef  // long system texts indexed through baseCache
@@ -471,6 +476,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.nowDone = false
 	c.resetRecords()
 	c.reportRead = 0
+	c.relHits, c.relRead = c.relHits[:0], 0
+	clear(c.phraseFirst)
 	c.res = Result{}
 }
 

@@ -477,18 +477,12 @@ func (c *checker) enumSupport(l argLeaf, ap ArgProfile, schema *toolSchema, ci *
 			return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
 		}
 	} else {
-		words := phraseWords(raw)
-		for _, um := range c.userMsgs {
-			if int(um) >= msg {
-				break
+		if um, s, e, ok := c.firstPhrase('u', c.userMsgs, raw, msg); ok {
+			ev, _ := c.visibleEvidence(occ{msg: um, start: int32(s), end: int32(e)}, raw)
+			if ev.Normalization == "" {
+				return finding{status: StatusLiteral, ev: ev, ent: -1}
 			}
-			if s, e, ok := c.phraseInMsg(um, words); ok {
-				ev, _ := c.visibleEvidence(occ{msg: um, start: int32(s), end: int32(e)}, raw)
-				if ev.Normalization == "" {
-					return finding{status: StatusLiteral, ev: ev, ent: -1}
-				}
-				return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
-			}
+			return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: -1}
 		}
 	}
 	if id, ok := c.find(key); ok {
@@ -753,16 +747,10 @@ func (c *checker) knowledgeSupport(keys []string, table string, msg int) (findin
 				continue
 			}
 			for _, a := range aliases {
-				words := phraseWords(a)
-				for _, m := range c.textMsgs {
-					if int(m) >= msg {
-						break
-					}
-					if s, e, ok := c.phraseInMsg(m, words); ok {
-						ev := Evidence{Found: "visible", Message: int(m), Start: s, End: e, HiddenEntry: -1, HiddenMessage: -1}
-						ev.Note = strconv.Quote(c.t.Messages[m].Content[s:e]) + " names " + strings.ToUpper(strings.TrimPrefix(k, "s:")) + " only with outside knowledge (" + name + ")"
-						return finding{status: StatusKnowledge, reason: ReasonKnowledge, sev: sevAmbiguous, ev: ev, ent: -1}, true
-					}
+				if m, s, e, ok := c.firstPhrase('t', c.textMsgs, a, msg); ok {
+					ev := Evidence{Found: "visible", Message: int(m), Start: s, End: e, HiddenEntry: -1, HiddenMessage: -1}
+					ev.Note = strconv.Quote(c.t.Messages[m].Content[s:e]) + " names " + strings.ToUpper(strings.TrimPrefix(k, "s:")) + " only with outside knowledge (" + name + ")"
+					return finding{status: StatusKnowledge, reason: ReasonKnowledge, sev: sevAmbiguous, ev: ev, ent: -1}, true
 				}
 			}
 		}
@@ -1058,36 +1046,56 @@ func (c *checker) addSum(r sumRef) {
 // deriveDate finds a date the user described relative to a visible one:
 // "the day after", "delay it by one day", "a week later".
 func (c *checker) deriveDate(y, mo, d int, msg int) (string, bool) {
-	type rel struct {
-		days  int
-		words []string
-	}
-	rels := []rel{
-		{1, []string{"day after", "next day", "following day", "one day later", "a day later", "1 day later", "by one day", "by a day", "by 1 day"}},
-		{-1, []string{"day before", "previous day", "one day earlier", "a day earlier", "1 day earlier"}},
-		{7, []string{"week later", "a week after", "one week after", "next week", "by a week", "by one week"}},
-		{-7, []string{"week earlier", "a week before", "one week before"}},
-	}
-	for _, um := range c.userMsgs {
-		if int(um) >= msg {
+	c.relWordsUpTo(msg)
+	for _, h := range c.relHits {
+		if int(h.msg) >= msg {
 			break
 		}
+		r := &relDateWords[h.rel]
+		// The visible date it is relative to.
+		by, bm, bd := addDaysSigned([3]int{y, mo, d}, -r.days)
+		key := string(appendDateKey(nil, by, bm, bd))
+		if id, ok := c.find(key); ok && c.ents[id].sup.ok() && int(c.ents[id].sup.msg) < msg {
+			w := r.words[h.word]
+			return fmtDate(by, bm, bd) + " (message " + strconv.Itoa(int(c.ents[id].sup.msg)) + ") " + strconv.Quote(w) + " as the user said (message " + strconv.Itoa(int(h.msg)) + ")", true
+		}
+	}
+	return "", false
+}
+
+// relDateWords are the ways users move a date by a few days.
+var relDateWords = []struct {
+	days  int
+	words []string
+}{
+	{1, []string{"day after", "next day", "following day", "one day later", "a day later", "1 day later", "by one day", "by a day", "by 1 day"}},
+	{-1, []string{"day before", "previous day", "one day earlier", "a day earlier", "1 day earlier"}},
+	{7, []string{"week later", "a week after", "one week after", "next week", "by a week", "by one week"}},
+	{-7, []string{"week earlier", "a week before", "one week before"}},
+}
+
+// relHit is a relDateWords phrase a user message holds: deriveDate tries
+// them in the order of messages, relDateWords and their words, and each
+// user message is read for them once per trajectory (relWordsUpTo).
+type relHit struct {
+	msg       int32
+	rel, word int8
+}
+
+// relWordsUpTo adds to c.relHits the phrases of the user messages before
+// msg not read yet.
+func (c *checker) relWordsUpTo(msg int) {
+	for ; c.relRead < len(c.userMsgs) && int(c.userMsgs[c.relRead]) < msg; c.relRead++ {
+		um := c.userMsgs[c.relRead]
 		low := c.lowerContent(int(um))
-		for _, r := range rels {
-			for _, w := range r.words {
-				if !strings.Contains(low, w) {
-					continue
-				}
-				// The visible date it is relative to.
-				by, bm, bd := addDaysSigned([3]int{y, mo, d}, -r.days)
-				key := string(appendDateKey(nil, by, bm, bd))
-				if id, ok := c.find(key); ok && c.ents[id].sup.ok() && int(c.ents[id].sup.msg) < msg {
-					return fmtDate(by, bm, bd) + " (message " + strconv.Itoa(int(c.ents[id].sup.msg)) + ") " + strconv.Quote(w) + " as the user said (message " + strconv.Itoa(int(um)) + ")", true
+		for ri := range relDateWords {
+			for wi, w := range relDateWords[ri].words {
+				if strings.Contains(low, w) {
+					c.relHits = append(c.relHits, relHit{msg: um, rel: int8(ri), word: int8(wi)})
 				}
 			}
 		}
 	}
-	return "", false
 }
 
 func fmtDate(y, m, d int) string { return string(appendDateKey(nil, y, m, d))[2:] }
@@ -1116,3 +1124,49 @@ func addDaysSigned(ref [3]int, n int) (int, int, int) {
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// phraseKey names a firstPhrase search: the list of messages searched
+// ('u' user messages, 't' textMsgs) and the phrase.
+type phraseKey struct {
+	list   byte
+	phrase string
+}
+
+// phraseMemo is how far a firstPhrase search read its list (scanned
+// entries) and the first message found to hold the phrase, with its span
+// (msg -1: none of those read).
+type phraseMemo struct {
+	scanned, msg, start, end int32
+}
+
+// firstPhrase is the first message of msgs (c.userMsgs or c.textMsgs,
+// named by list) before msg that holds the phrase (as phraseInMsg finds
+// its phraseWords), with the span. Each message of the list is read at most
+// once per phrase and trajectory, so values looked up at every decision do
+// not re-read the conversation each time.
+func (c *checker) firstPhrase(list byte, msgs []int32, phrase string, msg int) (int32, int, int, bool) {
+	if c.phraseFirst == nil {
+		c.phraseFirst = map[phraseKey]phraseMemo{}
+	}
+	k := phraseKey{list, phrase}
+	pm, ok := c.phraseFirst[k]
+	if !ok {
+		pm.msg = -1
+	}
+	var words []string
+	for pm.msg < 0 && int(pm.scanned) < len(msgs) && int(msgs[pm.scanned]) < msg {
+		if words == nil {
+			words = phraseWords(phrase)
+		}
+		m := msgs[pm.scanned]
+		if s, e, ok := c.phraseInMsg(m, words); ok {
+			pm.msg, pm.start, pm.end = m, int32(s), int32(e)
+		}
+		pm.scanned++
+	}
+	c.phraseFirst[k] = pm
+	if pm.msg >= 0 && int(pm.msg) < msg {
+		return pm.msg, int(pm.start), int(pm.end), true
+	}
+	return 0, 0, 0, false
+}
