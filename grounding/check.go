@@ -318,7 +318,11 @@ type checker struct {
 	relRead    int // c.userMsgs read into relHits
 	// phraseFirst is firstPhrase's memory: per list and phrase, how far
 	// the list was searched and the first message that has it.
-	phraseFirst  map[phraseKey]phraseMemo
+	phraseFirst map[phraseKey]phraseMemo
+	// numsAt are the positions in c.nums of each message's numbers, for
+	// the first numsAtN of them (derive).
+	numsAt       map[int32][]int32
+	numsAtN      int
 	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
 	bases        []baseRef  // long system texts indexed through baseCache
@@ -478,6 +482,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.reportRead = 0
 	c.relHits, c.relRead = c.relHits[:0], 0
 	clear(c.phraseFirst)
+	clear(c.numsAt)
+	c.numsAtN = 0
 	c.res = Result{}
 }
 

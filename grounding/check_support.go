@@ -787,18 +787,20 @@ func (c *checker) derive(v float64, msg int) (string, bool) {
 	}
 	// a ± b and a × k over the numbers of recent short messages.
 	var pool []numOcc
+	if c.numsAt == nil {
+		c.numsAt = map[int32][]int32{}
+	}
+	for ; c.numsAtN < len(c.nums); c.numsAtN++ {
+		m := c.nums[c.numsAtN].msg
+		c.numsAt[m] = append(c.numsAt[m], int32(c.numsAtN))
+	}
 	for _, m := range recent {
-		n := 0
-		for k := len(c.nums) - 1; k >= 0; k-- {
-			if c.nums[k].msg == m {
-				n++
-			}
-		}
-		if n > 6 {
+		at := c.numsAt[m]
+		if len(at) > 6 {
 			continue
 		}
-		for _, x := range c.nums {
-			if x.msg == m && !c.weakNumber(x.v) {
+		for _, k := range at {
+			if x := c.nums[k]; !c.weakNumber(x.v) {
 				pool = append(pool, x)
 			}
 		}
