@@ -68,8 +68,7 @@ func FuzzParseShell(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		sweParseShell(s) // must not panic or loop
-		var tr sweTracker
-		tr.created, tr.authored, tr.editors = map[string]bool{}, map[string]bool{}, map[string][]string{}
+		tr := newSWETracker(false)
 		var st SWEStep
 		tr.classifyShell(&st, s)
 		if st.Class == "" {
