@@ -321,8 +321,10 @@ type checker struct {
 	phraseFirst map[phraseKey]phraseMemo
 	// numsAt are the positions in c.nums of each message's numbers, for
 	// the first numsAtN of them (derive).
-	numsAt       map[int32][]int32
-	numsAtN      int
+	numsAt  map[int32][]int32
+	numsAtN int
+	// orderSeen is the order rule's memory (workflow).
+	orderSeen    map[orderKey]orderMemo
 	userMsgs     []int32 // visible user messages
 	lastWasJSON  bool
 	bases        []baseRef  // long system texts indexed through baseCache
@@ -484,6 +486,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	clear(c.phraseFirst)
 	clear(c.numsAt)
 	c.numsAtN = 0
+	clear(c.orderSeen)
 	c.res = Result{}
 }
 

@@ -11,7 +11,7 @@ import (
 // and records violations (SPEC §3 flow.order, flow.unconfirmed).
 func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 	ci.name = call.Name
-	for _, rule := range c.rt.order {
+	for ri, rule := range c.rt.order {
 		if !rule.tools[call.Name] {
 			continue
 		}
@@ -19,26 +19,40 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 		if !ok {
 			continue
 		}
-		satisfied := false
-		for k := range c.calls {
+		// The earlier calls are read once per rule and value: what a call
+		// of an earlier message says about it does not change (its
+		// observation, error and records are known by then), so the next
+		// write on the same value resumes where this one stopped.
+		mk := orderKey{rule: ri, val: val}
+		memo, seen := c.orderSeen[mk]
+		for k := memo.upTo; !memo.sat && k < len(c.calls); k++ {
 			p := &c.calls[k]
-			if p == ci {
-				break
+			if p == ci || p.msg >= ci.msg {
+				break // calls are in message order: the rest are not earlier
 			}
-			if p.msg >= ci.msg || p.err || p.obs < 0 {
+			memo.upTo = k + 1
+			if p.err || p.obs < 0 {
 				continue
 			}
 			if k, _ := p.keyAt(rule.afterArg); rule.after[p.name] && k == val {
-				satisfied = true
+				memo.sat = true
 				break
 			}
 			if rule.afterOutput[p.name] {
 				if id, ok := c.find(val); ok && c.records.has(-1-int32(p.obs), id) {
-					satisfied = true
+					memo.sat = true
 					break
 				}
 			}
 		}
+		if !seen {
+			mk.val = strings.Clone(val)
+		}
+		if c.orderSeen == nil {
+			c.orderSeen = map[orderKey]orderMemo{}
+		}
+		c.orderSeen[mk] = memo
+		satisfied := memo.sat
 		if !satisfied {
 			c.violate(d, ReasonOrder, !rule.decision, call.Name+" on "+strings.TrimPrefix(val, "s:")+" without an earlier successful "+strings.Join(sortedKeys(rule.after), " or ")+" of it")
 		}
@@ -203,4 +217,17 @@ func (c *checker) violate(d *DecisionResult, code string, trajectory bool, detai
 	if !hasString(d.Reasons, code) {
 		d.Reasons = append(d.Reasons, code)
 	}
+}
+
+// orderKey names an order rule (its index in the profile's) and the value
+// a write on it names; orderMemo is how far the calls were read for it
+// (upTo) and whether one of them satisfied the rule.
+type orderKey struct {
+	rule int
+	val  string
+}
+
+type orderMemo struct {
+	upTo int
+	sat  bool
 }
