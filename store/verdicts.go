@@ -461,9 +461,9 @@ func (db *DB) Finalize(ctx context.Context, leadID, itemID int64, verdict ground
 // row by the same user on the same item is recorded once (Repeated).
 func (db *DB) AddNote(ctx context.Context, userID, itemID int64, note string) (grounding.VerdictEvent, bool, error) {
 	op := fmt.Sprintf("note of user %d on item %d", userID, itemID)
-	note = strings.TrimSpace(note)
-	if note == "" || len(note) > grounding.MaxNote {
-		return grounding.VerdictEvent{}, false, fmt.Errorf("store: %s: a note has 1 to %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid)
+	note, err := checkNote(op, note)
+	if err != nil {
+		return grounding.VerdictEvent{}, false, err
 	}
 	tx, done, err := db.begin(ctx)
 	if err != nil {
@@ -475,16 +475,34 @@ func (db *DB) AddNote(ctx context.Context, userID, itemID int64, note string) (g
 	if err != nil {
 		return grounding.VerdictEvent{}, false, err
 	}
-	var prev []eventRow
-	if err := tx.SelectContext(ctx, &prev, tx.Rebind(eventSelect+` WHERE e.item_id = ? AND e.user_id = ? ORDER BY e.id DESC LIMIT 1`), itemID, userID); err != nil {
-		return grounding.VerdictEvent{}, false, storeErr(op, err)
-	}
-	if len(prev) > 0 && prev[0].Kind == grounding.EventNote && prev[0].Note == cleanText(note) {
-		return prev[0].event(), true, nil
-	}
 	e := it.event(grounding.EventNote, userID, at)
 	e.Note = note
-	if e, err = addEvent(ctx, tx, e); err != nil {
+	return addNoteOnce(ctx, tx, op, e, `e.item_id = ? AND e.user_id = ?`, itemID, userID)
+}
+
+// checkNote trims a note and refuses an empty one or one over
+// grounding.MaxNote (grounding.ErrInvalid).
+func checkNote(op, note string) (string, error) {
+	note = strings.TrimSpace(note)
+	if note == "" || len(note) > grounding.MaxNote {
+		return "", fmt.Errorf("store: %s: a note has 1 to %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid)
+	}
+	return note, nil
+}
+
+// addNoteOnce adds the note event e and commits, unless the user's latest
+// event that where selects is the same note: that one is returned with
+// repeated true (a double submission).
+func addNoteOnce(ctx context.Context, tx *sqlx.Tx, op string, e grounding.VerdictEvent, where string, args ...any) (grounding.VerdictEvent, bool, error) {
+	var prev []eventRow
+	if err := tx.SelectContext(ctx, &prev, tx.Rebind(eventSelect+` WHERE `+where+` ORDER BY e.id DESC LIMIT 1`), args...); err != nil {
+		return grounding.VerdictEvent{}, false, storeErr(op, err)
+	}
+	if len(prev) > 0 && prev[0].Kind == grounding.EventNote && prev[0].Note == cleanText(e.Note) {
+		return prev[0].event(), true, nil
+	}
+	e, err := addEvent(ctx, tx, e)
+	if err != nil {
 		return e, false, err
 	}
 	return e, false, storeErr(op, tx.Commit())
@@ -499,9 +517,9 @@ func (db *DB) AddNote(ctx context.Context, userID, itemID int64, note string) (g
 // grounding.ErrNotFound.
 func (db *DB) AddDecisionNote(ctx context.Context, userID, trajectoryID int64, ordinal int, note string) (grounding.VerdictEvent, bool, error) {
 	op := fmt.Sprintf("note of user %d on decision %d of trajectory %d", userID, ordinal, trajectoryID)
-	note = strings.TrimSpace(note)
-	if note == "" || len(note) > grounding.MaxNote {
-		return grounding.VerdictEvent{}, false, fmt.Errorf("store: %s: a note has 1 to %d bytes: %w", op, grounding.MaxNote, grounding.ErrInvalid)
+	note, err := checkNote(op, note)
+	if err != nil {
+		return grounding.VerdictEvent{}, false, err
 	}
 	tx, done, err := db.begin(ctx)
 	if err != nil {
@@ -516,20 +534,9 @@ func (db *DB) AddDecisionNote(ctx context.Context, userID, trajectoryID int64, o
 		FROM decisions d WHERE d.trajectory_id = ? AND d.ordinal = ?`, trajectoryID, ordinal); err != nil {
 		return grounding.VerdictEvent{}, false, storeErr(op, err)
 	}
-	var prev []eventRow
-	if err := tx.SelectContext(ctx, &prev, tx.Rebind(eventSelect+` WHERE e.trajectory_id = ? AND e.ordinal = ? AND e.user_id = ? ORDER BY e.id DESC LIMIT 1`),
-		trajectoryID, ordinal, userID); err != nil {
-		return grounding.VerdictEvent{}, false, storeErr(op, err)
-	}
-	if len(prev) > 0 && prev[0].Kind == grounding.EventNote && prev[0].Note == cleanText(note) {
-		return prev[0].event(), true, nil
-	}
 	e := grounding.VerdictEvent{ItemID: d.ItemID.Int64, RunID: d.RunID, TrajectoryID: trajectoryID, Ordinal: ordinal,
 		UserID: userID, Kind: grounding.EventNote, Note: note, CreatedAt: db.now()}
-	if e, err = addEvent(ctx, tx, e); err != nil {
-		return e, false, err
-	}
-	return e, false, storeErr(op, tx.Commit())
+	return addNoteOnce(ctx, tx, op, e, `e.trajectory_id = ? AND e.ordinal = ? AND e.user_id = ?`, trajectoryID, ordinal, userID)
 }
 
 // Enqueue sends a decision to the queue by hand ("needs a human look"),
