@@ -15,11 +15,15 @@ func (c *checker) choice(f *finding, kind string, d *DecisionResult, ci *callInf
 		return
 	}
 	ks := c.kindSetOf(kr)
-	if ks == nil || len(ks.cands) <= 1 {
+	if ks == nil {
 		return
 	}
 	idx, ok := ks.pos[f.ent]
 	if !ok {
+		return
+	}
+	if len(ks.cands) == 1 {
+		c.recordOnlyChoice(f, kr, ks, kind, ci, msg)
 		return
 	}
 	if how, ok := c.singledOut(kr, ks, idx, ci, msg); ok {
@@ -41,6 +45,36 @@ func (c *checker) choice(f *finding, kind string, d *DecisionResult, ci *callInf
 		f.sev = sevFail
 	}
 	f.ev.Note = "one of " + strconv.Itoa(len(ks.cands)) + " visible " + kind + " candidates; nothing visible singled it out"
+}
+
+// recordOnlyChoice handles the one visible candidate of a kind with
+// record_phrases when it was never listed as one of the user's own (no
+// payment_methods read), only referenced by a record: the payment a booking
+// was once paid with, reused for a new charge. Being the only one in sight
+// is then no choice: the policy has the user choose how to pay, so unless
+// the user asked for it ("the original card"), named or described it, or
+// accepted the agent's proposal of it, the argument gets vis.choice like any
+// other choice nobody made.
+func (c *checker) recordOnlyChoice(f *finding, kr *kindRuntime, ks *kindSet, kind string, ci *callInfo, msg int) {
+	cand := ks.cands[0]
+	if len(kr.spec.RecordPhrases) == 0 || cand.listed {
+		return
+	}
+	if how, ok := c.singledOut(kr, ks, 0, ci, msg); ok {
+		if how != "" {
+			if f.ev.Note != "" {
+				f.ev.Note += "; "
+			}
+			f.ev.Note += how
+		}
+		return
+	}
+	f.status, f.reason, f.sev = StatusChoice, ReasonChoice, sevAmbiguous
+	if c.rt.choiceFail {
+		f.sev = sevFail
+	}
+	f.ev.Note = "the only " + kind + " in sight is one a record shows as used before (message " + strconv.Itoa(int(cand.msg)) +
+		"); the user's own were never listed and the user never chose it"
 }
 
 // singledOut reports whether candidate idx of a kind was singled out before

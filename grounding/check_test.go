@@ -324,6 +324,14 @@ func TestCheckChoiceEchoKnowledge(t *testing.T) {
 			say("I can add one checked bag to NO6JO3 for $50. Shall I proceed?").
 			user("Yes, go ahead.")
 	}
+	// recordOnly reads only the reservation, whose payment history is the
+	// one payment in sight.
+	recordOnly := func(userText string) *tb {
+		return traj("airline").sys(airlinePolicy).user(userText).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("I can add one checked bag to NO6JO3 for $50. Shall I proceed?").
+			user("Yes, go ahead.")
+	}
 	bags := func(payment string) string {
 		return `{"reservation_id":"NO6JO3","total_baggages":2,"nonfree_baggages":1,"payment_id":"` + payment + `"}`
 	}
@@ -337,6 +345,18 @@ func TestCheckChoiceEchoKnowledge(t *testing.T) {
 		{name: "card singled out by its brand", in: withUser("I am mia_li_3668, reservation NO6JO3, use my mastercard.").
 			call("update_reservation_baggages", bags("credit_card_3331112"), reservationNO6).build(),
 			msg: 8, call: 0, absent: ReasonChoice, arg: "payment_id", where: "brand mastercard", verdict: VerdictAmbiguous},
+		{name: "the record's past payment reused though the user never chose how to pay", in: recordOnly("I am mia_li_3668, add a bag to NO6JO3.").
+			call("update_reservation_baggages", bags("credit_card_4421486"), reservationNO6).build(),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonChoice, arg: "payment_id", status: StatusChoice, where: "never listed"},
+		{name: "the record's past payment when the user asked for the original card", in: recordOnly("I am mia_li_3668, add a bag to NO6JO3 and charge the original card.").
+			call("update_reservation_baggages", bags("credit_card_4421486"), reservationNO6).build(),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, absent: ReasonChoice, arg: "payment_id", status: StatusLiteral, where: "as the user asked"},
+		{name: "the user's only listed payment method is not a choice", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668, add a bag to NO6JO3.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, `{"user_id":"mia_li_3668","payment_methods":{"credit_card_4421486":{"source":"credit_card","last_four":"7447","id":"credit_card_4421486"}}}`).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("I can add one checked bag to NO6JO3 for $50. Shall I proceed?").user("Yes, go ahead.").
+			call("update_reservation_baggages", bags("credit_card_4421486"), reservationNO6).build(),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, absent: ReasonChoice, arg: "payment_id", status: StatusLiteral},
 		{name: "contradiction: another card's last four", in: withUser("I am mia_li_3668, reservation NO6JO3, use my card ending in 7447.").
 			call("update_reservation_baggages", bags("credit_card_1955700"), reservationNO6).build(),
 			msg: 8, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "payment_id", status: StatusContradiction, where: "7447"},

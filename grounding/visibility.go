@@ -106,6 +106,10 @@ type candidate struct {
 	ent   int32
 	msg   int32
 	attrs []attr
+	// listed: seen at a path of the kind's own lists (payment_methods.*),
+	// not only through a reference anywhere (**.payment_id, a past payment
+	// in a record).
+	listed bool
 }
 
 type attr struct {
@@ -652,8 +656,10 @@ func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32)
 				continue // marked by indexMentions
 			}
 			ks := &c.kindSets[k.idx]
-			if _, seen := ks.pos[id]; !seen {
-				cand := candidate{ent: id, msg: int32(msg)}
+			if j, seen := ks.pos[id]; seen && !ks.cands[j].listed && k.listedAt(path) {
+				ks.cands[j].listed = true
+			} else if !seen {
+				cand := candidate{ent: id, msg: int32(msg), listed: k.listedAt(path)}
 				o := m.obj
 				if m.isKey {
 					o = m.valObj
@@ -727,6 +733,17 @@ func (k *kindRuntime) matches(path []byte) bool {
 	}
 	for _, pat := range k.patterns {
 		if matchPath(pat, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// listedAt reports whether path matches one of the kind's patterns that is
+// anchored (does not start with **): the kind's own lists, not references.
+func (k *kindRuntime) listedAt(path []byte) bool {
+	for _, pat := range k.patterns {
+		if len(pat) > 0 && pat[0] != "**" && matchPath(pat, path) {
 			return true
 		}
 	}
