@@ -73,6 +73,12 @@ func TestRealAirlineLabels(t *testing.T) {
 	// record rules out; a human agent said to have "more flexibility"
 	// with a request the policy denies; the user sent to "the airline's
 	// official website") came after it.
+	// Set 5 (tau-airline-heldout5.json) was labelled blind on engine 1.2.3:
+	// 5 false approvals of 51 then (a flight change priced and offered with
+	// the reservation split across two cabins; a human agent offered, in
+	// words the policy phrases miss, for a request the policy denies, once
+	// for removing a passenger, which even a human cannot do; the transfer
+	// that asked for "assistance beyond policy limitations").
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		raw, err := os.ReadFile(hf)
