@@ -641,6 +641,10 @@ func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int
 		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {
 			continue
 		}
+		if pc.with != nil && !pc.with.contains(low) {
+			continue
+		}
+		resultSaid := -1 // unknown until a sentence needs it
 		for start := 0; start < len(low); {
 			end := start + strings.IndexAny(low[start:], ".!?\n")
 			if end < start {
@@ -649,6 +653,9 @@ func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int
 			sent := low[start:end]
 			s0 := start
 			start = end + 1
+			if pc.statements && end < len(low) && low[end] == '?' {
+				continue
+			}
 			if containsAny(sent, pc.unless) {
 				continue
 			}
@@ -662,7 +669,19 @@ func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int
 			if !all {
 				continue
 			}
-			a := c.unsupportedSpan(s0, text[s0:end], "states a rule the policy contradicts: "+pc.note)
+			if resultSaid < 0 {
+				resultSaid = 0
+				for _, w := range pc.unlessResult {
+					if found, _ := c.inToolResult(w, msg); found {
+						resultSaid = 1
+						break
+					}
+				}
+			}
+			if resultSaid == 1 {
+				break
+			}
+			a := c.unsupportedSpan(s0, text[s0:end], pc.note)
 			a.Where.Found = "policy"
 			d.Args = append(d.Args, a)
 			sev = sevAmbiguous

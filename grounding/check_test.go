@@ -726,5 +726,34 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "names no other channel"},
 		{name: "a transfer offered for what the agent cannot do, with no exception promised", in: say("I need to cancel just one segment of my trip.", "I can only cancel a whole reservation. I can transfer you to a human agent who may be able to assist you further."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a human agent who may help, after a policy denial", in: say("Please cancel NO6JO3, my plans changed.", "NO6JO3 is not eligible for cancellation under the policy. I recommend contacting a human agent who may be able to assist you further."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I recommend contacting a human agent who may be able to assist you further", where: "no power to grant it"},
+		{name: "several certificates promised for one booking", in: say("I have three certificates. Can I use them for the new flight?", "You can use your certificates and gift cards for the new booking."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "at most one travel certificate"},
+		{name: "one certificate for one booking", in: say("I have three certificates. Can I use them for the new flight?", "You can use only one of your certificates for the new booking."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a human agent offered for changing the number of passengers", in: say("Please remove my son from the reservation.", "I'm unable to remove a passenger from the reservation. You may need to contact a human agent for further assistance."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "You may need to contact a human agent for further assistance", where: "even a human agent cannot"},
+		{name: "the number of passengers: even a human agent cannot help, as the policy says", in: say("Please remove my son from the reservation.", "I cannot remove a passenger; this is something that even a human agent cannot assist with."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}
+
+// TestCheckFlightStatusFacts: a reply that says a flight was (not)
+// cancelled or delayed states a fact only a looked-up status shows; without
+// one visible it is ambiguous, with one it passes, and a question passes.
+func TestCheckFlightStatusFacts(t *testing.T) {
+	read := func() *tb {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. My flight in NO6JO3 was cancelled, I want compensation.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6)
+	}
+	runCheckCases(t, []checkCase{
+		{name: "no flight status looked up", in: read().say("I've reviewed NO6JO3, and none of the flights were canceled by the airline.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I've reviewed NO6JO3, and none of the flights were canceled by the airline", where: "no visible tool result shows"},
+		{name: "the status was looked up", in: read().call("get_flight_status", `{"flight_number":"HAT136","date":"2024-05-20"}`, "cancelled").
+			say("Flight HAT136 of NO6JO3 was cancelled by the airline.").build(),
+			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a question about the status", in: read().say("Which flight of NO6JO3 was cancelled?").build(),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
 }

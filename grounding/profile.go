@@ -203,7 +203,19 @@ type PolicyClaim struct {
 	// UnlessUser: the sentence is fine once a visible user message before
 	// it said one of these (an offer of compensation the user asked for).
 	UnlessUser []string `json:"unless_user,omitempty"`
-	Note       string   `json:"note"`
+	// With: the claim holds only in a reply that says one of these
+	// somewhere (in any sentence): a human agent offered "to assist you
+	// further" only matters next to a denial.
+	With []string `json:"with,omitempty"`
+	// UnlessResult: the sentence is fine once a visible tool result before
+	// it holds one of these (a flight's status that was looked up).
+	UnlessResult []string `json:"unless_result,omitempty"`
+	// Statements: questions ("which flight was delayed?") do not count.
+	Statements bool `json:"statements,omitempty"`
+	// Fact: the sentence states a fact the visible results must show (a
+	// flight's status), not a rule; the finding says so.
+	Fact bool   `json:"fact,omitempty"`
+	Note string `json:"note"`
 }
 
 // ClaimPhrases are the phrases of a ConditionRule's claims.
@@ -1065,7 +1077,7 @@ func (v profileValidator) policyClaims(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "note")
+		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "unless_result", "statements", "fact", "note")
 		if err != nil {
 			return err
 		}
@@ -1082,9 +1094,16 @@ func (v profileValidator) policyClaims(x any) error {
 				return v.fail(fmt.Sprintf("%s.all[%d]", key, j), "must not be empty")
 			}
 		}
-		for _, k := range []string{"unless", "unless_user"} {
+		for _, k := range []string{"unless", "unless_user", "with", "unless_result"} {
 			if x, ok := m[k]; ok {
 				if _, err := v.strings(key+"."+k, x); err != nil {
+					return err
+				}
+			}
+		}
+		for _, k := range []string{"statements", "fact"} {
+			if x, ok := m[k]; ok {
+				if err := v.boolean(key+"."+k, x); err != nil {
 					return err
 				}
 			}

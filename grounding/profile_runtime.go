@@ -78,7 +78,12 @@ type policyClaimRuntime struct {
 	first      *phraseSet // all[0], found in one pass
 	unless     []string
 	unlessUser *phraseSet // nil when none
-	note       string
+	with       *phraseSet // nil when none
+	// unlessResult: lower-case phrases of a visible tool result that make
+	// the claim fine.
+	unlessResult []string
+	statements   bool
+	note         string
 }
 
 type allowRuntime struct {
@@ -305,7 +310,14 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		rt.conditions = append(rt.conditions, cr)
 	}
 	for _, pc := range p.PolicyClaims {
-		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: pc.Note}
+		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
+			statements: pc.Statements, unlessResult: lowerAll(pc.UnlessResult)}
+		if pc.Fact {
+			r.note = "states what no visible tool result shows: " + pc.Note
+		}
+		if len(pc.With) > 0 {
+			r.with = newPhraseSet(lowerAll(pc.With))
+		}
 		if len(pc.UnlessUser) > 0 {
 			r.unlessUser = newPhraseSet(lowerAll(pc.UnlessUser))
 		}
