@@ -734,6 +734,10 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a human agent offered for changing the number of passengers", in: say("Please remove my son from the reservation.", "I'm unable to remove a passenger from the reservation. You may need to contact a human agent for further assistance."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "You may need to contact a human agent for further assistance", where: "even a human agent cannot"},
+		{name: "a reservation split across two cabins", in: say("Can I upgrade only my outbound flight?", "This option involves flying business class from IAH to LAS and economy class from LAS to SEA."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "same across all the flights"},
+		{name: "a split cabin refused, as the policy says", in: say("Can I upgrade only my outbound flight?", "Flying business class for the outbound and economy class for the return is not possible: the cabin must be the same."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "the number of passengers: even a human agent cannot help, as the policy says", in: say("Please remove my son from the reservation.", "I cannot remove a passenger; this is something that even a human agent cannot assist with."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
