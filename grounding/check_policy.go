@@ -632,10 +632,21 @@ func recordValues(rec record, path string, f func(string) bool) {
 // profile's policy_claims say the policy contradicts.
 func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int {
 	sev := sevOK
+	// Which claims' first lists the reply holds, in one pass over it.
+	open := ^uint64(0)
+	if c.rt.claimFirst != nil {
+		open = 0
+		c.rt.claimFirst.each(low, func(_ int, p string) bool {
+			open |= c.rt.claimBits[p]
+			return true
+		})
+		if open == 0 {
+			return sev
+		}
+	}
 	for i := range c.rt.claims {
 		pc := &c.rt.claims[i]
-		// A few phrases: strings.Contains each is faster than the set.
-		if len(pc.all[0]) <= 4 && !containsAny(low, pc.all[0]) || len(pc.all[0]) > 4 && !pc.first.contains(low) {
+		if i < 64 && open&(1<<i) == 0 || open == ^uint64(0) && !pc.first.contains(low) {
 			continue
 		}
 		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {

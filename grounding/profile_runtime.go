@@ -57,6 +57,11 @@ type profileRuntime struct {
 	confirm     *confirmRuntime
 	conditions  []conditionRuntime
 	claims      []policyClaimRuntime
+	// claimFirst finds the phrases of every claim's first list in one pass;
+	// claimBits maps each such phrase to the claims (bit i: claims[i]) it
+	// opens. nil when there are more than 64 claims.
+	claimFirst *phraseSet
+	claimBits  map[string]uint64
 	claimRules  bool // some condition has claims phrases
 }
 
@@ -328,6 +333,19 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			r.first = newPhraseSet(r.all[0])
 		}
 		rt.claims = append(rt.claims, r)
+	}
+	if n := len(rt.claims); n > 0 && n <= 64 {
+		rt.claimBits = map[string]uint64{}
+		var first []string
+		for i, r := range rt.claims {
+			for _, p := range r.all[0] {
+				if rt.claimBits[p] == 0 {
+					first = append(first, p)
+				}
+				rt.claimBits[p] |= 1 << i
+			}
+		}
+		rt.claimFirst = newPhraseSet(first)
 	}
 	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
 	return rt, nil
