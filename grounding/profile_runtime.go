@@ -62,7 +62,7 @@ type profileRuntime struct {
 	// opens. nil when there are more than 64 claims.
 	claimFirst *phraseSet
 	claimBits  map[string]uint64
-	claimRules  bool // some condition has claims phrases
+	claimRules bool // some condition has claims phrases
 }
 
 type conditionRuntime struct {
