@@ -13,7 +13,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.5"
+const EngineVersion = "1.2.6"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -173,6 +173,19 @@ type Evidence struct {
 	HiddenMessage int    `json:"hidden_message"`
 	// Note adds what else matters: candidates, echoes, confirmations.
 	Note string `json:"note,omitempty"`
+	// Record is the record a policy finding read (Found "policy"), nil
+	// for every other finding and in evidence stored before it existed.
+	Record *RecordRef `json:"record,omitempty"`
+}
+
+// RecordRef points at the record a policy finding cites: the visible tool
+// observation holding it, the record's id, and the byte span where the id
+// is first written, quoted, in that observation's content.
+type RecordRef struct {
+	Message int    `json:"message"`
+	ID      string `json:"id"`
+	Start   int    `json:"start"`
+	End     int    `json:"end"`
 }
 
 // String renders the evidence on one line for tables and JSON lines.

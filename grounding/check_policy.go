@@ -38,6 +38,7 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		}
 		ev := againstPolicy(fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
 			val, recMsg, why, call.Name, r.rule))
+		ev.Record = c.recordRef(val, recMsg)
 		d.Args = append(d.Args, ArgEvidence{
 			Path:   "policy",
 			Value:  c.vals.quote(val),
@@ -61,6 +62,17 @@ func (c *checker) latestRecord(field, val string, msg int) (record, int) {
 		return "", -1
 	}
 	return record(c.t.Messages[i].Content), int(i)
+}
+
+// recordRef points at the record of val that latestRecord found at
+// message msg. Its top-level field holds val quoted, so the quoted id is
+// there (-1 only if written with other escapes); only a finding pays this.
+func (c *checker) recordRef(val string, msg int) *RecordRef {
+	ref := &RecordRef{Message: msg, ID: val, Start: -1, End: -1}
+	if k := strings.Index(c.t.Messages[msg].Content, `"`+val+`"`); k >= 0 {
+		ref.Start, ref.End = k+1, k+1+len(val)
+	}
+	return ref
 }
 
 // recordIndex indexes, for one field a policy rule keys records by, the
@@ -403,6 +415,7 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 				named = []string{before}
 			}
 			var note string
+			var ref *RecordRef
 			for _, val := range named {
 				before = val
 				rec, recMsg := c.latestRecord(r.arg, val, msg)
@@ -413,11 +426,13 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 				if denied && allowed {
 					note = "says the policy does not allow it, but the record of " + val + " (message " + strconv.Itoa(recMsg) +
 						") meets the policy: it allows it when " + r.rule
+					ref = c.recordRef(val, recMsg)
 					break
 				}
 				if !denied && !allowed {
 					note = "says the policy allows it, but the record of " + val + " (message " + strconv.Itoa(recMsg) + ") shows " + why +
 						"; the policy allows it only when " + r.rule
+					ref = c.recordRef(val, recMsg)
 					break
 				}
 			}
@@ -425,7 +440,7 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 				continue
 			}
 			a := c.unsupportedSpan(s0, text[s0:end], note)
-			a.Where.Found = "policy"
+			a.Where.Found, a.Where.Record = "policy", ref
 			a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
 			d.Args = append(d.Args, a)
 			sev = sevAmbiguous

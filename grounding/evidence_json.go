@@ -70,6 +70,17 @@ func appendEvidenceWhere(dst []byte, e *Evidence) []byte {
 		dst = append(dst, `,"note":`...)
 		dst = appendJSONString(dst, e.Note)
 	}
+	if r := e.Record; r != nil {
+		dst = append(dst, `,"record":{"message":`...)
+		dst = strconv.AppendInt(dst, int64(r.Message), 10)
+		dst = append(dst, `,"id":`...)
+		dst = appendJSONString(dst, r.ID)
+		dst = append(dst, `,"start":`...)
+		dst = strconv.AppendInt(dst, int64(r.Start), 10)
+		dst = append(dst, `,"end":`...)
+		dst = strconv.AppendInt(dst, int64(r.End), 10)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }
 

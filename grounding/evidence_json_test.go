@@ -46,7 +46,8 @@ func TestAppendEvidenceJSON(t *testing.T) {
 	all = append(all, nil, []ArgEvidence{}, []ArgEvidence{{
 		Path: tricky, Value: json.RawMessage(" { \"a\" : [ 1 , \"x y\" , null ] ,\n\"b\":\"\\u00e9\\n\" } "), Role: tricky, Status: tricky, Reason: tricky,
 		Where: Evidence{Found: tricky, Message: -1, Start: 1 << 40, End: -7, JSONPath: tricky, Normalization: tricky,
-			Derivation: tricky, Hidden: tricky, HiddenEntry: -1, HiddenMessage: 3, Note: tricky},
+			Derivation: tricky, Hidden: tricky, HiddenEntry: -1, HiddenMessage: 3, Note: tricky,
+			Record: &RecordRef{Message: 7, ID: tricky, Start: -1, End: 1 << 40}},
 	}, {Path: "p", Value: nil}, {Path: "q", Value: json.RawMessage(`"<&>"`)}})
 	n := 0
 	for _, args := range all {

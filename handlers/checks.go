@@ -94,6 +94,16 @@ func argView(a grounding.ArgEvidence, msgs map[int]grounding.Message) views.ArgV
 		if m, ok := msgs[a.Where.Message]; ok && a.Where.Start >= 0 && a.Where.End > a.Where.Start && a.Where.End <= len(m.Content) {
 			v.Needle = m.Content[a.Where.Start:a.Where.End]
 		}
+	case a.Where.Found == "policy" && a.Where.Record != nil && a.Where.Record.Message >= 0:
+		// The record the finding read: the page highlights its id there,
+		// and the line says where to look before what the record shows.
+		r := a.Where.Record
+		v.Msg = strconv.Itoa(r.Message)
+		v.Needle = r.ID
+		if m, ok := msgs[r.Message]; ok && r.Start >= 0 && r.End > r.Start && r.End <= len(m.Content) {
+			v.Needle = m.Content[r.Start:r.End]
+		}
+		v.Record, v.Evidence = v.Msg, policyNote(a.Where)
 	case a.Where.Found == "hidden":
 		if a.Where.HiddenMessage >= 0 && strings.HasPrefix(a.Where.Hidden, "hidden message") {
 			v.HiddenMsg = strconv.Itoa(a.Where.HiddenMessage)
@@ -102,6 +112,44 @@ func argView(a grounding.ArgEvidence, msgs map[int]grounding.Message) views.ArgV
 		}
 	}
 	return v
+}
+
+// evidenceMessage is the visible message evidence points at: where a
+// visible value was found, or the record a policy finding cites; -1 when
+// none (free text as a whole, hidden or nowhere, a policy statement, a
+// policy finding stored before findings named their record).
+func evidenceMessage(e grounding.Evidence) int {
+	switch {
+	case e.Found == "visible":
+		return e.Message
+	case e.Found == "policy" && e.Record != nil:
+		return e.Record.Message
+	}
+	return -1
+}
+
+// policyLine is the evidence line of a policy finding that cites a record,
+// for plain text: "against the policy — see the record in message 7; …".
+// Other evidence reads as grounding writes it.
+func policyLine(e grounding.Evidence) string {
+	if e.Found != "policy" || e.Record == nil || e.Record.Message < 0 {
+		return e.String()
+	}
+	line := "against the policy — see the record in message " + strconv.Itoa(e.Record.Message)
+	if n := policyNote(e); n != "" {
+		line += "; " + n
+	}
+	return line
+}
+
+// policyNote is what a policy finding's note says after the pointer to its
+// record, without repeating the record's message index: "the record of
+// NO6JO3 shows …" (the note names it "(message 7)").
+func policyNote(e grounding.Evidence) string {
+	if e.Record == nil {
+		return e.Note
+	}
+	return strings.Replace(e.Note, " (message "+strconv.Itoa(e.Record.Message)+")", "", 1)
 }
 
 // valueText shows a JSON value compactly: strings without their quotes.

@@ -689,7 +689,7 @@ func (h *Review) item(ctx context.Context, u grounding.User, f grounding.QueueFi
 	}
 	ri.Why, ri.Evidence = splitWhy(it.Why)
 	for _, a := range it.Args {
-		ri.Question = append(ri.Question, views.QuestionView{Path: a.Path, Value: valueText(a.Value), Status: a.Status, Note: a.Where.String()})
+		ri.Question = append(ri.Question, views.QuestionView{Path: a.Path, Value: valueText(a.Value), Status: a.Status, Note: policyLine(a.Where)})
 	}
 	if it.Required > 1 {
 		ri.Verdicts = "needs " + strconv.Itoa(it.Required) + " independent verdicts · " + strconv.Itoa(it.Verdicts) + " given"
@@ -722,13 +722,14 @@ func (h *Review) evidenceSince(ctx context.Context, id int64, lo, msg int, win *
 	return vis, earlier, err
 }
 
-// evidenceStart is the earliest visible message holding evidence for args,
-// -1 when none does.
+// evidenceStart is the earliest visible message holding evidence for args
+// (a value found there, or the record a policy finding cites: the annotator
+// judges the finding against that record), -1 when none does.
 func evidenceStart(args []grounding.ArgEvidence) int {
 	lo := -1
 	for _, a := range args {
-		if a.Where.Found == "visible" && a.Where.Message >= 0 && (lo < 0 || a.Where.Message < lo) {
-			lo = a.Where.Message
+		if m := evidenceMessage(a.Where); m >= 0 && (lo < 0 || m < lo) {
+			lo = m
 		}
 	}
 	return lo

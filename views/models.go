@@ -331,7 +331,8 @@ type ArgView struct {
 	Role        string
 	Status      string // literal, normalized, hidden_only, ...
 	Tone        string // "ok", "warn", "bad": colours the status
-	Evidence    string // one readable line
+	Evidence    string // one readable line; after the record link when Record is set
+	Record      string // a policy finding's record: its visible message index, or ""
 	Msg         string // visible message index holding the evidence, or ""
 	Needle      string // the text to highlight in that message
 	HiddenEntry string // hidden entry index, or ""

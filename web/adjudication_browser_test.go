@@ -30,6 +30,12 @@ import (
 // and the data directory.
 func serveAdjudication(t *testing.T) (string, string) {
 	t.Helper()
+	return serveFixture(t, adjudicationFixture, "adj")
+}
+
+// serveFixture is serveAdjudication with another fixture, imported as run.
+func serveFixture(t *testing.T, fixture, run string) (string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	env := func(string) string { return "" }
 	cmd := func(stdin string, args ...string) {
@@ -40,7 +46,7 @@ func serveAdjudication(t *testing.T) (string, string) {
 			t.Fatalf("groundwork %v: %v\n%s", args, err, out.String())
 		}
 	}
-	cmd("", "import", "--data", dir, "--run", "adj", adjudicationFixture)
+	cmd("", "import", "--data", dir, "--run", run, fixture)
 	cmd("password-ann\n", "user", "add", "ann", "--role", "annotator", "--data", dir)
 	cmd("password-bea\n", "user", "add", "bea", "--role", "annotator", "--data", dir)
 

@@ -41,6 +41,9 @@ type checkArgs struct {
 	Value    json.RawMessage `json:"value"`
 	Status   string          `json:"status"`
 	Evidence string          `json:"evidence"`
+	// Record is the record a policy finding cites, absent on every other
+	// argument.
+	Record *grounding.RecordRef `json:"record,omitempty"`
 }
 
 // checkSummary is the final `{"summary": …}` object: the pool audit plus
@@ -162,7 +165,7 @@ func lineFor(r grounding.Result, d grounding.DecisionResult) checkLine {
 		if len(v) == 0 {
 			v = json.RawMessage("null")
 		}
-		l.Args = append(l.Args, checkArgs{Path: a.Path, Value: v, Status: a.Status, Evidence: a.Where.String()})
+		l.Args = append(l.Args, checkArgs{Path: a.Path, Value: v, Status: a.Status, Evidence: a.Where.String(), Record: a.Where.Record})
 	}
 	return l
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -156,4 +157,70 @@ func mustJSON(t *testing.T, m map[string]json.RawMessage) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestRunCheckJSONPolicyRecord: a policy finding's line names the record it
+// cites ("record": message, id, span of the id); its evidence line is the
+// same as before, and no other argument gains the key.
+func TestRunCheckJSONPolicyRecord(t *testing.T) {
+	rec := `{"reservation_id": "NO6JO3", "user_id": "mia_li_3668", "cabin": "economy", "flights": [{"flight_number": "HAT136", "date": "2024-05-20", "price": 152}], "created_at": "2024-05-01T05:17:41", "insurance": "no"}`
+	msgs := []map[string]any{
+		{"role": "system", "content": "# Airline Agent Policy\n\nThe current time is 2024-05-15 15:00:00 EST."},
+		{"role": "user", "content": "I am mia_li_3668, cancel reservation NO6JO3. My plans changed."},
+		{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "c1", "name": "get_reservation_details", "arguments": map[string]any{"reservation_id": "NO6JO3"}}}},
+		{"role": "tool", "tool_call_id": "c1", "name": "get_reservation_details", "content": rec},
+		{"role": "assistant", "content": "Cancel NO6JO3? Please confirm (yes/no)."},
+		{"role": "user", "content": "Yes."},
+		{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "c2", "name": "cancel_reservation", "arguments": map[string]any{"reservation_id": "NO6JO3"}}}},
+		{"role": "tool", "tool_call_id": "c2", "name": "cancel_reservation", "content": `{"reservation_id": "NO6JO3", "status": "cancelled"}`},
+	}
+	line, err := json.Marshal(map[string]any{"id": "policy-cancel", "domain": "airline", "reward": 1.0, "messages": msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "policy.jsonl")
+	if err := os.WriteFile(file, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := runCheck(context.Background(), []string{"--json", file}, &out, &errb); err != nil {
+		t.Fatalf("runCheck = %v\n%s", err, errb.String())
+	}
+	type arg struct {
+		Path     string                     `json:"path"`
+		Evidence string                     `json:"evidence"`
+		Record   map[string]json.RawMessage `json:"record"`
+	}
+	found := 0
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l struct {
+			Args []json.RawMessage `json:"args"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		for _, raw := range l.Args {
+			var a arg
+			if err := json.Unmarshal(raw, &a); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(a.Evidence, "against the policy; the record of NO6JO3 (message 3)") {
+				if a.Record != nil {
+					t.Errorf("argument %s has a record: %s", a.Path, raw)
+				}
+				continue
+			}
+			found++
+			at := strings.Index(rec, `"NO6JO3"`) + 1
+			if string(a.Record["message"]) != "3" || string(a.Record["id"]) != `"NO6JO3"` ||
+				string(a.Record["start"]) != strconv.Itoa(at) || string(a.Record["end"]) != strconv.Itoa(at+len("NO6JO3")) {
+				t.Errorf("policy finding %s: record %v, want message 3, id NO6JO3, span %d:%d", a.Path, a.Record, at, at+6)
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d policy findings citing the record, want 1:\n%s", found, out.String())
+	}
 }

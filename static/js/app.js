@@ -78,7 +78,11 @@
   }
 
   document.addEventListener("click", function (e) {
-    var btn = e.target instanceof Element ? e.target.closest("button.arg") : null;
+    var el = e.target instanceof Element ? e.target : null;
+    var btn = el ? el.closest("button.arg") : null;
+    // "see the record in message 7" under a policy finding: its argument's.
+    var link = el ? el.closest("[data-show-evidence]") : null;
+    if (!btn && link && link.closest("li")) btn = link.closest("li").querySelector("button.arg");
     if (btn) showEvidence(btn, true);
   });
 
