@@ -79,6 +79,14 @@ func TestRealAirlineLabels(t *testing.T) {
 	// words the policy phrases miss, for a request the policy denies, once
 	// for removing a passenger, which even a human cannot do; the transfer
 	// that asked for "assistance beyond policy limitations").
+	// Set 6 (tau-airline-heldout6.json) was labelled blind on engine 1.2.5:
+	// 9 false approvals of 51 then (a human agent offered "to explore any
+	// other possibilities" or said to "may be able to assist" after a policy
+	// denial, and the transfer asked for "extraordinary circumstances"; a
+	// rule the policy does not have, "insurance is non-refundable as per our
+	// policy", three times; a cost charging for bags the business allowance
+	// makes free; a booking priced from the old reservation's fares, never
+	// searched; a transfer of a booking whose error stated the right total).
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		raw, err := os.ReadFile(hf)
