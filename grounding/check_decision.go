@@ -228,7 +228,7 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 		}
 	}
 	if len(c.rt.claims) > 0 {
-		if s := c.policyClaims(&d, m.Content, c.lowerContent(i), i); s > sev {
+		if s := c.policyClaims(&d, "content", m.Content, c.lowerContent(i), i); s > sev {
 			sev = s
 		}
 	}
@@ -307,6 +307,13 @@ func (c *checker) callDecision(i, k int) {
 			if s := c.conditionClaims(&d, "arguments", string(call.Arguments), asciiLower(string(call.Arguments)), i); s > sev {
 				sev = s
 			}
+		}
+	}
+	// It may also state a rule the policy contradicts, or ask for what
+	// the policy denies.
+	if len(c.rt.claims) > 0 && d.Action == ActionTransfer && call.ArgumentsValid() {
+		if s := c.policyClaims(&d, "arguments", string(call.Arguments), asciiLower(string(call.Arguments)), i); s > sev {
+			sev = s
 		}
 	}
 	c.settle(&d, sev)

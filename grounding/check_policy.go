@@ -643,9 +643,10 @@ func recordValues(rec record, path string, f func(string) bool) {
 	fieldValues(arr, tail, f)
 }
 
-// policyClaims flags the sentences of a reply that state a rule the
-// profile's policy_claims say the policy contradicts.
-func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int {
+// policyClaims flags the sentences of a reply (field "content") or a
+// transfer summary (field "arguments") that state a rule the profile's
+// policy_claims say the policy contradicts.
+func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg int) int {
 	sev := sevOK
 	// Which claims' first lists the reply holds, in one pass over it.
 	open := ^uint64(0)
@@ -709,6 +710,9 @@ func (c *checker) policyClaims(d *DecisionResult, text, low string, msg int) int
 			}
 			a := c.unsupportedSpan(s0, text[s0:end], pc.note)
 			a.Where.Found = "policy"
+			if field != "content" {
+				a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
+			}
 			d.Args = append(d.Args, a)
 			sev = sevAmbiguous
 		}

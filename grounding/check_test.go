@@ -734,6 +734,16 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a human agent offered for changing the number of passengers", in: say("Please remove my son from the reservation.", "I'm unable to remove a passenger from the reservation. You may need to contact a human agent for further assistance."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "You may need to contact a human agent for further assistance", where: "even a human agent cannot"},
+		{name: "travel insurance said to be non-refundable", in: say("I want a refund for the travel insurance on H8Q05L.", "I'm sorry, but the travel insurance is non-refundable as per our policy."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "does not make travel insurance non-refundable"},
+		{name: "a transfer summary asking for an exception", in: traj("airline").sys(airlinePolicy).user("Please cancel my basic economy trip, I changed my mind.").
+			say("Basic economy without insurance cannot be cancelled after 24 hours.").user("Then get me someone who can.").
+			call("transfer_to_human_agents", `{"summary":"User requests a cancellation. Needs assistance beyond policy limitations."}`, "Transfer successful").build(),
+			msg: 4, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Needs assistance beyond policy limitations", where: "not handed over"},
+		{name: "a transfer summary for what the tools cannot do", in: traj("airline").sys(airlinePolicy).user("I need to cancel just one segment of my trip.").
+			say("I can only cancel a whole reservation.").user("Then transfer me.").
+			call("transfer_to_human_agents", `{"summary":"User wants to cancel one segment of a round trip; the agent can only cancel whole reservations."}`, "Transfer successful").build(),
+			msg: 4, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a reservation split across two cabins", in: say("Can I upgrade only my outbound flight?", "This option involves flying business class from IAH to LAS and economy class from LAS to SEA."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "same across all the flights"},
 		{name: "a split cabin refused, as the policy says", in: say("Can I upgrade only my outbound flight?", "Flying business class for the outbound and economy class for the return is not possible: the cabin must be the same."),
