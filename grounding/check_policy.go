@@ -648,21 +648,22 @@ func recordValues(rec record, path string, f func(string) bool) {
 // policy_claims say the policy contradicts.
 func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg int) int {
 	sev := sevOK
-	// Which claims' first lists the reply holds, in one pass over it.
-	open := ^uint64(0)
-	if c.rt.claimFirst != nil {
-		open = 0
-		c.rt.claimFirst.each(low, func(_ int, p string) bool {
-			open |= c.rt.claimBits[p]
+	// Which lists of which claims the reply holds somewhere, in one pass
+	// over it: a claim none of whose sentences can hold all its lists is
+	// skipped without reading sentences.
+	var held uint64
+	if c.rt.claimPhrases != nil {
+		c.rt.claimPhrases.each(low, func(_ int, p string) bool {
+			held |= c.rt.claimBits[p]
 			return true
 		})
-		if open == 0 {
+		if held == 0 {
 			return sev
 		}
 	}
 	for i := range c.rt.claims {
 		pc := &c.rt.claims[i]
-		if i < 64 && open&(1<<i) == 0 || open == ^uint64(0) && !pc.first.contains(low) {
+		if c.rt.claimPhrases != nil && held&pc.need != pc.need || c.rt.claimPhrases == nil && !pc.first.contains(low) {
 			continue
 		}
 		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {

@@ -57,11 +57,13 @@ type profileRuntime struct {
 	confirm     *confirmRuntime
 	conditions  []conditionRuntime
 	claims      []policyClaimRuntime
-	// claimFirst finds the phrases of every claim's first list in one pass;
-	// claimBits maps each such phrase to the claims (bit i: claims[i]) it
-	// opens. nil when there are more than 64 claims.
-	claimFirst *phraseSet
-	claimBits  map[string]uint64
+	// claimPhrases finds the phrases of every list of every claim in one
+	// pass over a reply; claimBits maps each phrase to the lists (one bit
+	// per list of a claim's all) that hold it, and claims[i].need is the
+	// bits a reply must have for claim i to be possible. nil when the
+	// claims have more than 64 lists.
+	claimPhrases *phraseSet
+	claimBits    map[string]uint64
 	claimRules bool // some condition has claims phrases
 }
 
@@ -84,6 +86,7 @@ type policyClaimRuntime struct {
 	unless     []string
 	unlessUser *phraseSet // nil when none
 	with       *phraseSet // nil when none
+	need       uint64     // profileRuntime.claimBits a reply must hold
 	// unlessResult: lower-case phrases of a visible tool result that make
 	// the claim fine.
 	unlessResult []string
@@ -334,18 +337,28 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		}
 		rt.claims = append(rt.claims, r)
 	}
-	if n := len(rt.claims); n > 0 && n <= 64 {
+	lists := 0
+	for _, r := range rt.claims {
+		lists += len(r.all)
+	}
+	if lists > 0 && lists <= 64 {
 		rt.claimBits = map[string]uint64{}
-		var first []string
-		for i, r := range rt.claims {
-			for _, p := range r.all[0] {
-				if rt.claimBits[p] == 0 {
-					first = append(first, p)
+		var phrases []string
+		bit := 0
+		for i := range rt.claims {
+			r := &rt.claims[i]
+			for _, g := range r.all {
+				for _, p := range g {
+					if _, ok := rt.claimBits[p]; !ok {
+						phrases = append(phrases, p)
+					}
+					rt.claimBits[p] |= 1 << bit
 				}
-				rt.claimBits[p] |= 1 << i
+				r.need |= 1 << bit
+				bit++
 			}
 		}
-		rt.claimFirst = newPhraseSet(first)
+		rt.claimPhrases = newPhraseSet(phrases)
 	}
 	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
 	return rt, nil

@@ -30,6 +30,26 @@ type phraseSet struct {
 	// of their 16-bit values) and searches the text in one pass.
 	bigrams    []phraseBigram
 	bigramBits *[1 << 10]uint64
+	// bigramAt finds a bigram's entry in bigrams without a scan: an open
+	// addressing table of indexes (len a power of two, -1 empty).
+	bigramAt    []int16
+	bigramShift uint
+}
+
+// bigramSlot is where bigram bg's search in bigramAt starts.
+func (ps *phraseSet) bigramSlot(bg uint16) int {
+	return int((uint32(bg) * 2654435769) >> ps.bigramShift)
+}
+
+// bigramIndex returns the index of bigram bg in ps.bigrams, -1 if absent.
+func (ps *phraseSet) bigramIndex(bg uint16) int {
+	mask := len(ps.bigramAt) - 1
+	for i := ps.bigramSlot(bg); ; i = (i + 1) & mask {
+		k := ps.bigramAt[i]
+		if k < 0 || ps.bigrams[k].bg == bg {
+			return int(k)
+		}
+	}
 }
 
 // phraseBigram is one anchor byte pair (b0 | b1<<8) and the phrases
@@ -107,6 +127,24 @@ func newPhraseSet(list []string) *phraseSet {
 			}
 			ps.bigrams[k].phrases = append(ps.bigrams[k].phrases, anchoredPhrase{p, off})
 		}
+		bits := uint(1)
+		for 1<<bits < 2*len(ps.bigrams) {
+			bits++
+		}
+		if len(ps.bigrams) < 1<<15 {
+			ps.bigramShift = 32 - bits
+			ps.bigramAt = make([]int16, 1<<bits)
+			for i := range ps.bigramAt {
+				ps.bigramAt[i] = -1
+			}
+			for k, b := range ps.bigrams {
+				i := ps.bigramSlot(b.bg)
+				for ps.bigramAt[i] >= 0 {
+					i = (i + 1) & (len(ps.bigramAt) - 1)
+				}
+				ps.bigramAt[i] = int16(k)
+			}
+		}
 	}
 	return ps
 }
@@ -157,6 +195,16 @@ func (ps *phraseSet) each(s string, f func(k int, p string) bool) {
 				continue
 			}
 			k := j - 1
+			if ps.bigramAt != nil {
+				if b := ps.bigramIndex(bg); b >= 0 {
+					for _, ap := range ps.bigrams[b].phrases {
+						if i := k - ap.off; i >= 0 && strings.HasPrefix(s[i:], ap.p) && !f(i, ap.p) {
+							return
+						}
+					}
+				}
+				continue
+			}
 			for _, a := range ps.bigrams {
 				if a.bg != bg {
 					continue
