@@ -64,7 +64,7 @@ type profileRuntime struct {
 	// claims have more than 64 lists.
 	claimPhrases *phraseSet
 	claimBits    map[string]uint64
-	claimRules bool // some condition has claims phrases
+	claimRules   bool // some condition has claims phrases
 }
 
 type conditionRuntime struct {
