@@ -87,6 +87,15 @@ func TestRealAirlineLabels(t *testing.T) {
 	// policy", three times; a cost charging for bags the business allowance
 	// makes free; a booking priced from the old reservation's fares, never
 	// searched; a transfer of a booking whose error stated the right total).
+	// Set 7 (tau-airline-heldout7.json) was labelled blind on engine 1.2.7:
+	// 7 false approvals of 54 then (a flight change that moves the
+	// reservation's destination; a cancellation offered for a trip whose
+	// flights are dated before the current time, and one offered as "within
+	// the 24-hour cancellation window" three days after booking; a charge
+	// reported on the card the user named while the call charged another;
+	// a human agent said to "may be able to assist" with an exception; the
+	// user sent to "your email or account" for ids the tools can list; a
+	// cancellation promised "regardless of the refund eligibility").
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		raw, err := os.ReadFile(hf)
