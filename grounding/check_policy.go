@@ -516,6 +516,37 @@ func containsAny(s string, phrases []string) bool {
 	return false
 }
 
+// claimContext reports whether a claim's with or with_user phrases hold
+// around a reply: with in the reply or in the agent's previous text reply,
+// with_user in the latest visible user message before msg.
+func (c *checker) claimContext(pc *policyClaimRuntime, low string, msg int) bool {
+	if pc.with != nil {
+		if pc.with.contains(low) {
+			return true
+		}
+		for i := msg - 1; i >= 0; i-- {
+			m := &c.t.Messages[i]
+			if m.Role == RoleUser && !m.IsHidden() {
+				continue // the user's answer to that reply
+			}
+			if m.Role == RoleAssistant && !m.IsHidden() && strings.TrimSpace(m.Content) != "" {
+				if pc.with.contains(c.lowerContent(i)) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	if pc.withUser != nil {
+		for k := len(c.userMsgs) - 1; k >= 0; k-- {
+			if um := int(c.userMsgs[k]); um < msg {
+				return pc.withUser.contains(c.lowerContent(um))
+			}
+		}
+	}
+	return false
+}
+
 // record is a JSON object observation, read as written.
 type record string
 
@@ -669,7 +700,7 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {
 			continue
 		}
-		if pc.with != nil && !pc.with.contains(low) {
+		if (pc.with != nil || pc.withUser != nil) && !c.claimContext(pc, low, msg) {
 			continue
 		}
 		resultSaid := -1 // unknown until a sentence needs it

@@ -643,6 +643,10 @@ func TestCheckPolicyClaims(t *testing.T) {
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "declines to proceed with a cancellation the record rules out", in: reply(old, "NO6JO3 is economy without insurance, so I am unable to proceed with the cancellation."),
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a business trip already flown said to be cancellable at any time", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03"), "Since this is a business class reservation, it can be cancelled at any time. Would you like to proceed with the cancellation?"),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "already past"},
+		{name: "a booking days old said to be within the 24-hour window", in: reply(old, "Since it was booked recently, it is within the 24-hour cancellation window, and you can cancel it."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "says the policy allows it"},
 		{name: "a business trip already flown cannot be cancelled", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "business", "2024-05-03"), "NO6JO3 has already flown, so it cannot be cancelled."),
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "the claim is about the entity the sentence names", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Cancel NO6JO3 and AIXC49, my plans changed.").
@@ -744,6 +748,16 @@ func TestCheckPolicyStatements(t *testing.T) {
 			say("I can only cancel a whole reservation.").user("Then transfer me.").
 			call("transfer_to_human_agents", `{"summary":"User wants to cancel one segment of a round trip; the agent can only cancel whole reservations."}`, "Transfer successful").build(),
 			msg: 4, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a transfer offered after the user asked for an exception", in: traj("airline").sys(airlinePolicy).user("Please cancel my basic economy trip.").
+			say("Basic economy without insurance cannot be cancelled after 24 hours.").user("Can I talk to a supervisor who could make an exception?").
+			say("I will transfer you to a human agent who may be able to assist you further with your request.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "no power to grant it"},
+		{name: "a human agent who may help, a turn after the denial", in: traj("airline").sys(airlinePolicy).user("Please cancel my basic economy trip.").
+			say("I'm unable to cancel it: basic economy without insurance cannot be cancelled after 24 hours.").user("Can anything be done?").
+			say("Given the circumstances, I recommend speaking with a human agent who may be able to assist you further.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "no power to grant it"},
+		{name: "a cancellation promised regardless of the refund", in: say("I want to cancel my trips.", "Once you have the reservation IDs, I'll assist you with the cancellation process, regardless of the refund eligibility."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "no action cancels without a refund"},
 		{name: "a reservation split across two cabins", in: say("Can I upgrade only my outbound flight?", "This option involves flying business class from IAH to LAS and economy class from LAS to SEA."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "same across all the flights"},
 		{name: "a split cabin refused, as the policy says", in: say("Can I upgrade only my outbound flight?", "Flying business class for the outbound and economy class for the return is not possible: the cabin must be the same."),

@@ -207,6 +207,11 @@ type PolicyClaim struct {
 	// somewhere (in any sentence): a human agent offered "to assist you
 	// further" only matters next to a denial.
 	With []string `json:"with,omitempty"`
+	// WithUser: or the latest visible user message before the reply says
+	// one of these (the user asked for an exception). With With, the
+	// agent's previous text reply counts too (the denial came a turn
+	// earlier).
+	WithUser []string `json:"with_user,omitempty"`
 	// UnlessResult: the sentence is fine once a visible tool result before
 	// it holds one of these (a flight's status that was looked up).
 	UnlessResult []string `json:"unless_result,omitempty"`
@@ -1077,7 +1082,7 @@ func (v profileValidator) policyClaims(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "unless_result", "statements", "fact", "note")
+		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "statements", "fact", "note")
 		if err != nil {
 			return err
 		}
@@ -1094,7 +1099,7 @@ func (v profileValidator) policyClaims(x any) error {
 				return v.fail(fmt.Sprintf("%s.all[%d]", key, j), "must not be empty")
 			}
 		}
-		for _, k := range []string{"unless", "unless_user", "with", "unless_result"} {
+		for _, k := range []string{"unless", "unless_user", "with", "with_user", "unless_result"} {
 			if x, ok := m[k]; ok {
 				if _, err := v.strings(key+"."+k, x); err != nil {
 					return err

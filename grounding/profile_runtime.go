@@ -86,6 +86,7 @@ type policyClaimRuntime struct {
 	unless     []string
 	unlessUser *phraseSet // nil when none
 	with       *phraseSet // nil when none
+	withUser   *phraseSet // nil when none
 	need       uint64     // profileRuntime.claimBits a reply must hold
 	// unlessResult: lower-case phrases of a visible tool result that make
 	// the claim fine.
@@ -325,6 +326,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		}
 		if len(pc.With) > 0 {
 			r.with = newPhraseSet(lowerAll(pc.With))
+		}
+		if len(pc.WithUser) > 0 {
+			r.withUser = newPhraseSet(lowerAll(pc.WithUser))
 		}
 		if len(pc.UnlessUser) > 0 {
 			r.unlessUser = newPhraseSet(lowerAll(pc.UnlessUser))
