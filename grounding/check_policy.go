@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -32,9 +33,19 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		if recMsg < 0 {
 			continue
 		}
-		why, allowed := c.allowedBy(r, rec, msg)
-		if allowed {
-			continue
+		var why string
+		if r.route != nil {
+			w, off := c.offRoute(r.route, rec, call, msg)
+			if !off {
+				continue
+			}
+			why = w
+		} else {
+			w, allowed := c.allowedBy(r, rec, msg)
+			if allowed {
+				continue
+			}
+			why = w
 		}
 		ev := againstPolicy(fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
 			val, recMsg, why, call.Name, r.rule))
@@ -50,6 +61,113 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		sev = sevAmbiguous
 	}
 	return sev
+}
+
+// offRoute reports whether the flights call lists leave the route of rec
+// (see RouteRule), and how. It says nothing (false) when the record lacks
+// the route fields or a flight's endpoints are visible nowhere.
+func (c *checker) offRoute(rr *RouteRule, rec record, call *ToolCall, msg int) (string, bool) {
+	origin, ok1 := rec.str(rr.Origin)
+	dest, ok2 := rec.str(rr.Destination)
+	trip, _ := rec.str(rr.Trip)
+	if !ok1 || !ok2 || origin == "" || dest == "" {
+		return "", false
+	}
+	var legs []string // origin, destination of each flight, in order
+	ok := true
+	recordValues(record(call.Arguments), rr.Flights, func(fn string) bool {
+		o, d, found := c.flightEndpoints(fn, rr, msg)
+		if !found {
+			ok = false
+			return false
+		}
+		legs = append(legs, o, d)
+		return true
+	})
+	if !ok || len(legs) == 0 {
+		return "", false
+	}
+	first, last := legs[0], legs[len(legs)-1]
+	path := first
+	for i := 1; i < len(legs); i += 2 {
+		path += "-" + legs[i]
+	}
+	kind := "a trip"
+	switch trip {
+	case "round_trip":
+		kind = "a round trip"
+	case "one_way":
+		kind = "a one-way trip"
+	}
+	off := first != origin
+	if trip == "round_trip" {
+		reaches := false
+		for i := 1; i < len(legs); i += 2 {
+			reaches = reaches || legs[i] == dest
+		}
+		off = off || !reaches || last != origin
+	} else {
+		off = off || last != dest
+	}
+	if !off {
+		return "", false
+	}
+	return fmt.Sprintf("%s from %s to %s, while the new flights go %s", kind, origin, dest, path), true
+}
+
+// flightEndpoints finds flight number fn in the latest visible successful
+// tool result before msg that lists it in an object with the route's
+// origin and destination fields (a search result, a record). Only writes
+// ask, and the reading is bounded like inToolResult's.
+func (c *checker) flightEndpoints(fn string, rr *RouteRule, msg int) (origin, dest string, ok bool) {
+	quoted := `"` + fn + `"`
+	for i := msg - 1; i >= 0; i-- {
+		m := &c.t.Messages[i]
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) {
+			continue
+		}
+		if c.reportRead+len(m.Content) > maxReportSearch {
+			return "", "", false
+		}
+		c.reportRead += len(m.Content)
+		var v any
+		if json.Unmarshal([]byte(m.Content), &v) != nil {
+			continue
+		}
+		if o, d, found := findFlight(v, fn, rr); found {
+			return o, d, true
+		}
+	}
+	return "", "", false
+}
+
+// findFlight searches a decoded JSON value for an object whose string
+// fields hold flight number fn and the route's endpoints.
+func findFlight(v any, fn string, rr *RouteRule) (string, string, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		o, ok1 := x[rr.Origin].(string)
+		d, ok2 := x[rr.Destination].(string)
+		if ok1 && ok2 {
+			for _, f := range x {
+				if s, ok := f.(string); ok && s == fn {
+					return o, d, true
+				}
+			}
+		}
+		for _, f := range x {
+			if o, d, ok := findFlight(f, fn, rr); ok {
+				return o, d, true
+			}
+		}
+	case []any:
+		for _, f := range x {
+			if o, d, ok := findFlight(f, fn, rr); ok {
+				return o, d, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // latestRecord is the latest visible successful tool observation before msg

@@ -767,6 +767,27 @@ func TestCheckPolicyStatements(t *testing.T) {
 	})
 }
 
+// TestCheckRouteKept: a flight change must keep the reservation's origin,
+// destination and trip type; each new flight's endpoints come from the
+// visible result that listed it.
+func TestCheckRouteKept(t *testing.T) {
+	search := `[{"flight_number":"HAT004","origin":"ATL","destination":"DFW","date":"2024-05-20"},{"flight_number":"HAT142","origin":"DFW","destination":"EWR","date":"2024-05-20"},{"flight_number":"HAT150","origin":"DFW","destination":"PHL","date":"2024-05-20"}]`
+	rec := `{"reservation_id":"M05KNL","user_id":"mia_li_3668","origin":"ATL","destination":"PHL","flight_type":"one_way","cabin":"economy","flights":[{"origin":"ATL","destination":"PHL","flight_number":"HAT110","date":"2024-05-20","price":150}],"payment_history":[{"payment_id":"credit_card_4421486","amount":150}],"created_at":"2024-05-14T09:00:00"}`
+	change := func(second string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Move M05KNL to flights via DFW on May 20, charge the original card.").
+			call("get_reservation_details", `{"reservation_id":"M05KNL"}`, rec).
+			call("search_onestop_flight", `{"origin":"ATL","destination":"PHL","date":"2024-05-20"}`, search).
+			say("I will change M05KNL to HAT004 and "+second+" on 2024-05-20 in economy. Shall I proceed?").user("Yes.").
+			call("update_reservation_flights", `{"reservation_id":"M05KNL","cabin":"economy","flights":[{"flight_number":"HAT004","date":"2024-05-20"},{"flight_number":"`+second+`","date":"2024-05-20"}],"payment_id":"credit_card_4421486"}`, rec).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "the change ends somewhere else", in: change("HAT142"),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", where: "from ATL to PHL, while the new flights go ATL-DFW-EWR"},
+		{name: "the change keeps the route", in: change("HAT150"),
+			msg: 8, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}
+
 // TestCheckFlightStatusFacts: a reply that says a flight was (not)
 // cancelled or delayed states a fact only a looked-up status shows; without
 // one visible it is ambiguous, with one it passes, and a question passes.

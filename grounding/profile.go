@@ -191,6 +191,23 @@ type ConditionRule struct {
 	// of its dates is before the current day, the write is not allowed
 	// whatever else holds (a trip already flown cannot be cancelled).
 	UnlessPast string `json:"unless_past,omitempty"`
+	// Route keeps a write's new itinerary on the record's route: see
+	// RouteRule. A rule with Route checks only that.
+	Route *RouteRule `json:"route,omitempty"`
+}
+
+// RouteRule: the flights a write lists (Flights, a path of the call's
+// arguments to flight numbers) must start at the record's Origin and, for
+// a one-way trip (the record's Trip field says "one_way"), end at its
+// Destination; for a round trip they must reach the Destination and end
+// back at the Origin. Each flight's endpoints are read from the latest
+// visible tool result that lists the flight number with "origin" and
+// "destination"; a flight found nowhere makes the rule say nothing.
+type RouteRule struct {
+	Flights     string `json:"flights"`
+	Origin      string `json:"origin,omitempty"`      // default "origin"
+	Destination string `json:"destination,omitempty"` // default "destination"
+	Trip        string `json:"trip,omitempty"`        // default "flight_type"
 }
 
 // PolicyClaim is a statement the policy contradicts: a sentence of an agent
@@ -986,9 +1003,25 @@ func (v profileValidator) conditions(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("workflow.conditions[%d]", i)
-		rm, err := v.object(key, r, "tools", "arg", "rule", "within", "allow", "claims", "unless_past")
+		rm, err := v.object(key, r, "tools", "arg", "rule", "within", "allow", "claims", "unless_past", "route")
 		if err != nil {
 			return err
+		}
+		if x, ok := rm["route"]; ok {
+			ro, err := v.object(key+".route", x, "flights", "origin", "destination", "trip")
+			if err != nil {
+				return err
+			}
+			if _, ok := ro["flights"]; !ok {
+				return v.fail(key+".route.flights", "is required")
+			}
+			for _, k := range []string{"flights", "origin", "destination", "trip"} {
+				if x, ok := ro[k]; ok {
+					if _, err := v.str(key+".route."+k, x); err != nil {
+						return err
+					}
+				}
+			}
 		}
 		for _, req := range []string{"tools", "arg"} {
 			if _, ok := rm[req]; !ok {

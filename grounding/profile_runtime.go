@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +69,7 @@ type profileRuntime struct {
 }
 
 type conditionRuntime struct {
+	route      *RouteRule // defaults filled; nil when none
 	tools      map[string]bool
 	arg        string
 	rule       string
@@ -304,6 +306,13 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	}
 	for _, r := range p.Workflow.Conditions {
 		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within, unlessPast: r.UnlessPast}
+		if ro := r.Route; ro != nil {
+			rr := *ro
+			rr.Origin = cmp.Or(rr.Origin, "origin")
+			rr.Destination = cmp.Or(rr.Destination, "destination")
+			rr.Trip = cmp.Or(rr.Trip, "flight_type")
+			cr.route = &rr
+		}
 		for _, a := range r.Allow {
 			ar := allowRuntime{field: a.Field, values: lowerAll(a.Values)}
 			if len(a.UserWords) > 0 {

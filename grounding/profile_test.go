@@ -86,6 +86,7 @@ func TestParseProfileErrors(t *testing.T) {
 			"workflow.conditions[0].allow[0].values", "required"},
 		{"policy claim without groups", `{"name": "x", "version": "1", "policy_claims": [{"all": [], "note": "n"}]}`, "policy_claims[0].all", "non-empty"},
 		{"policy claim statements not a boolean", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "statements": "yes", "note": "n"}]}`, "policy_claims[0].statements", "true or false"},
+		{"route without flights", `{"name": "x", "version": "1", "workflow": {"conditions": [{"tools": ["change"], "arg": "id", "route": {"origin": "from"}}]}}`, "workflow.conditions[0].route.flights", "required"},
 		{"policy claim with_user not phrases", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "with_user": 3, "note": "n"}]}`, "policy_claims[0].with_user", "array"},
 		{"policy claim with not phrases", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "with": "cannot", "note": "n"}]}`, "policy_claims[0].with", "array"},
 		{"bad threshold", `{"name": "x", "version": "1", "success": {"reward_threshold": "high"}}`, "success.reward_threshold", "must be a number"},
