@@ -1,7 +1,6 @@
 package grounding
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -116,58 +115,76 @@ func (c *checker) offRoute(rr *RouteRule, rec record, call *ToolCall, msg int) (
 }
 
 // flightEndpoints finds flight number fn in the latest visible successful
-// tool result before msg that lists it in an object with the route's
-// origin and destination fields (a search result, a record). Only writes
-// ask, and the reading is bounded like inToolResult's.
+// tool result before msg that lists it as a value of an object with the
+// route's origin and destination fields (a search result, a record). The
+// result is read as written, without decoding; only writes ask, and the
+// reading is bounded like inToolResult's.
 func (c *checker) flightEndpoints(fn string, rr *RouteRule, msg int) (origin, dest string, ok bool) {
 	quoted := `"` + fn + `"`
 	for i := msg - 1; i >= 0; i-- {
 		m := &c.t.Messages[i]
-		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) {
+		if m.Role != RoleTool || m.IsHidden() {
 			continue
 		}
 		if c.reportRead+len(m.Content) > maxReportSearch {
 			return "", "", false
 		}
 		c.reportRead += len(m.Content)
-		var v any
-		if json.Unmarshal([]byte(m.Content), &v) != nil {
+		if !strings.Contains(m.Content, quoted) || c.isError(m) {
 			continue
 		}
-		if o, d, found := findFlight(v, fn, rr); found {
+		if o, d, found := findFlight(m.Content, quoted, rr); found {
 			return o, d, true
 		}
 	}
 	return "", "", false
 }
 
-// findFlight searches a decoded JSON value for an object whose string
-// fields hold flight number fn and the route's endpoints.
-func findFlight(v any, fn string, rr *RouteRule) (string, string, bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		o, ok1 := x[rr.Origin].(string)
-		d, ok2 := x[rr.Destination].(string)
-		if ok1 && ok2 {
-			for _, f := range x {
-				if s, ok := f.(string); ok && s == fn {
-					return o, d, true
+// findFlight finds, in the JSON text s, an object that holds quoted (a
+// flight number with its quotes) as one of its values and gives the
+// route's origin and destination as strings.
+func findFlight(s, quoted string, rr *RouteRule) (string, string, bool) {
+	for off := 0; ; {
+		k := strings.Index(s[off:], quoted)
+		if k < 0 {
+			return "", "", false
+		}
+		k += off
+		off = k + len(quoted)
+		if n := skipSpace(s, off); n < len(s) && s[n] == ':' {
+			continue // a key, not a value
+		}
+		// The object it is a value of: the first unmatched brace before it.
+		start, depth := -1, 0
+	back:
+		for j := k - 1; j >= 0; j-- {
+			switch s[j] {
+			case '}', ']':
+				depth++
+			case '{', '[':
+				if depth == 0 {
+					if s[j] == '{' {
+						start = j
+					}
+					break back
 				}
+				depth--
 			}
 		}
-		for _, f := range x {
-			if o, d, ok := findFlight(f, fn, rr); ok {
-				return o, d, true
-			}
+		if start < 0 {
+			continue
 		}
-	case []any:
-		for _, f := range x {
-			if o, d, ok := findFlight(f, fn, rr); ok {
-				return o, d, true
-			}
+		end := valueEnd(s, start)
+		if end < 0 {
+			continue
+		}
+		obj := record(s[start:end])
+		o, ok1 := obj.str(rr.Origin)
+		d, ok2 := obj.str(rr.Destination)
+		if ok1 && ok2 {
+			return o, d, true
 		}
 	}
-	return "", "", false
 }
 
 // latestRecord is the latest visible successful tool observation before msg
