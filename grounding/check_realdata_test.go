@@ -96,6 +96,19 @@ func TestRealAirlineLabels(t *testing.T) {
 	// a human agent said to "may be able to assist" with an exception; the
 	// user sent to "your email or account" for ids the tools can list; a
 	// cancellation promised "regardless of the refund eligibility").
+	// Set 8 (tau-airline-heldout8.json) was labelled blind on engine 1.2.9,
+	// on trajectories no file had used (other trials of labelled tasks, so
+	// unseen decisions, not unseen tasks): 11 false approvals of 51 then
+	// (compensation offered before the user asked for any; the user sent to
+	// "your email" for a reservation id the user id would find, twice, once
+	// with a human agent said to "have additional means"; "insurance cannot
+	// be canceled or refunded", a rule the policy does not have, twice; a
+	// charge reported on the card the user named while the call charged
+	// another; a transfer of a basic-economy change the policy denies; a
+	// booking priced from the old reservation's fares, twice, once saying
+	// $171 is "not more than $100"; a round trip booked with no return
+	// flight and bags nobody asked for; a gold economy allowance stated as
+	// 2 bags).
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		raw, err := os.ReadFile(hf)
