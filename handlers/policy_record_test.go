@@ -170,14 +170,7 @@ func TestReviewReachesBackToPolicyRecord(t *testing.T) {
 	item := grounding.QueueItem{ID: 9, RunID: 1, TrajectoryID: 5, Ordinal: ord, RunName: "demo", ExtID: tr.ID, Tool: "cancel_reservation",
 		Source: grounding.SourceAuto, Why: []string{grounding.ReasonUnsupported}, Required: 1, State: grounding.QueueOpen,
 		Args: []grounding.ArgEvidence{a}}
-	f.NextFn = func(userID int64, q grounding.QueueFilter) (grounding.Claim, error) {
-		return grounding.Claim{Item: item, UserID: userID}, nil
-	}
-	f.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
-		return grounding.Progress{Items: 1}, nil
-	}
-	f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) { return grounding.VerdictEvent{}, grounding.ErrNotFound }
-	f.HistoryFn = func(int64, int) (grounding.DecisionHistory, error) { return grounding.DecisionHistory{}, nil }
+	serveOneItem(f, item)
 	rec, doc := do(t, adjudicationRouter(f, annotator), httptest.NewRequest("GET", "/review", nil), true)
 	if rec.Code != 200 {
 		t.Fatalf("status %d:\n%s", rec.Code, rec.Body)

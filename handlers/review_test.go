@@ -881,14 +881,7 @@ func TestReviewReachesBackToEvidence(t *testing.T) {
 		Source: grounding.SourceAuto, Why: []string{grounding.ReasonChoice}, Required: 1, State: grounding.QueueOpen,
 		Args: []grounding.ArgEvidence{{Path: "reservation_id", Value: json.RawMessage(`"NO6JO3"`), Status: grounding.StatusLiteral,
 			Where: grounding.Evidence{Found: "visible", Message: 1}}}}
-	f.NextFn = func(userID int64, q grounding.QueueFilter) (grounding.Claim, error) {
-		return grounding.Claim{Item: item, UserID: userID}, nil
-	}
-	f.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
-		return grounding.Progress{Items: 1}, nil
-	}
-	f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) { return grounding.VerdictEvent{}, grounding.ErrNotFound }
-	f.HistoryFn = func(int64, int) (grounding.DecisionHistory, error) { return grounding.DecisionHistory{}, nil }
+	serveOneItem(f, item)
 	var windows int
 	window := st.WindowFn
 	st.WindowFn = func(id int64, shown, first, reach, hi, hiddenTo, span int) (grounding.MessageWindow, error) {
@@ -1011,4 +1004,17 @@ func TestQueueSummaryFollowsState(t *testing.T) {
 			t.Errorf("%s summary = %q\nwant %q", tt.path, got, tt.want)
 		}
 	}
+}
+
+// serveOneItem makes f's queue hand out item, alone, to whoever asks, with
+// nothing to undo and no history.
+func serveOneItem(f *fakeAdjudication, item grounding.QueueItem) {
+	f.NextFn = func(userID int64, q grounding.QueueFilter) (grounding.Claim, error) {
+		return grounding.Claim{Item: item, UserID: userID}, nil
+	}
+	f.ProgressFn = func(int64, grounding.QueueFilter) (grounding.Progress, error) {
+		return grounding.Progress{Items: 1}, nil
+	}
+	f.LastUndoableFn = func(int64) (grounding.VerdictEvent, error) { return grounding.VerdictEvent{}, grounding.ErrNotFound }
+	f.HistoryFn = func(int64, int) (grounding.DecisionHistory, error) { return grounding.DecisionHistory{}, nil }
 }
