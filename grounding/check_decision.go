@@ -232,6 +232,11 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 			sev = s
 		}
 	}
+	if c.rt.lastFour {
+		if s := c.lastFourClaims(&d, m.Content, c.lowerContent(i), i); s > sev {
+			sev = s
+		}
+	}
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }

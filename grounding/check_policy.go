@@ -651,6 +651,65 @@ func containsAny(s string, phrases []string) bool {
 	return false
 }
 
+// lastFourLeads introduce a card's last four digits in a reply.
+var lastFourLeads = []string{"ending in", "ending with", "last four", "last 4"}
+
+// lastFourClaims checks the cards a reply names by their last four digits
+// ("charged to your credit card ending in 7334"): the digits must end a
+// string some visible tool result holds (a payment method's last_four, a
+// gift card's id).
+// Digits only the user said are not the record of which card a write
+// used: the sentence is ambiguous.
+func (c *checker) lastFourClaims(d *DecisionResult, text, low string, msg int) int {
+	sev := sevOK
+	last := -1 // where the digits of the last finding start
+	for _, lead := range lastFourLeads {
+		for off := 0; ; {
+			k := strings.Index(low[off:], lead)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(lead)
+			j := skipLeadFiller(low, off)
+			if j+4 > len(low) || !onlyDigits(low[j:j+4]) || j+4 < len(low) && digitByte(low[j+4]) || j == last {
+				continue
+			}
+			// A last_four value ("7334") or an id that ends in the digits
+			// (gift_card_7091239).
+			if found, _ := c.inToolResult(low[j:j+4]+`"`, msg); found {
+				continue
+			}
+			last = j
+			a := c.unsupportedSpan(k, text[k:j+4], "names a card by last four digits no visible payment method shows: only the user said them, which is not the record of the card a write used")
+			a.Where.Found = "policy"
+			d.Args = append(d.Args, a)
+			sev = sevAmbiguous
+		}
+	}
+	return sev
+}
+
+// skipLeadFiller skips what may stand between a last-four lead and the
+// digits: spaces, ":", "-", "*", and the words "digits", "of", "is", "are".
+func skipLeadFiller(s string, i int) int {
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == ':' || s[i] == '-' || s[i] == '*') {
+			i++
+		}
+		switch {
+		case strings.HasPrefix(s[i:], "digits"):
+			i += len("digits")
+		case strings.HasPrefix(s[i:], "of "), strings.HasPrefix(s[i:], "is "):
+			i += 3
+		case strings.HasPrefix(s[i:], "are "):
+			i += 4
+		default:
+			return i
+		}
+	}
+}
+
 // claimContext reports whether a claim's with or with_user phrases hold
 // around a reply: with in the reply or in the agent's previous text reply,
 // with_user in the latest visible user message before msg.

@@ -790,6 +790,26 @@ func TestCheckRouteKept(t *testing.T) {
 	})
 }
 
+// TestCheckLastFourClaims: a reply that names a card by its last four
+// digits needs them in a visible tool result (a last_four, an id ending
+// in them); digits only the user said do not show which card was used.
+func TestCheckLastFourClaims(t *testing.T) {
+	charged := func(read bool, digits string) *Trajectory {
+		b := traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Add a bag to NO6JO3 and use my credit card ending in 7447.")
+		if read {
+			b = b.call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails)
+		}
+		return b.call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("The bag fee of $50 has been charged to your credit card ending in " + digits + ".").build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "digits only the user said", in: charged(false, "7447"),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "ending in 7447", where: "only the user said them"},
+		{name: "digits of a listed card", in: charged(true, "7447"),
+			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}
+
 // TestCheckFlightStatusFacts: a reply that says a flight was (not)
 // cancelled or delayed states a fact only a looked-up status shows; without
 // one visible it is ambiguous, with one it passes, and a question passes.

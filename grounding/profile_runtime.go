@@ -22,10 +22,13 @@ import (
 // profileRuntime is a profile prepared for checking: compiled patterns,
 // schemas and lookup tables. It is built once by ParseProfile and shared.
 type profileRuntime struct {
-	errPrefixes  []string
-	errPatterns  []*regexp.Regexp
-	threshold    float64
-	choiceFail   bool
+	errPrefixes []string
+	errPatterns []*regexp.Regexp
+	threshold   float64
+	choiceFail  bool
+	// lastFour: a kind contradicts on last_four, so replies that name a
+	// card by its last four digits are checked (lastFourClaims).
+	lastFour     bool
 	authored     bool
 	choiceAction map[string]bool
 	weakMax      float64
@@ -224,6 +227,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		rt.tools[name] = tr
 	}
 	for name, k := range p.Kinds {
+		if slices.Contains(k.Contradict, "last_four") {
+			rt.lastFour = true
+		}
 		kr := &kindRuntime{name: name, spec: k, contradict: map[string]bool{}}
 		for _, p := range k.RecordPhrases {
 			kr.recordWords = append(kr.recordWords, phraseWords(p))
