@@ -507,6 +507,15 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 			}
 			f = finding{status: StatusFreeText, ev: Evidence{Found: "visible", Message: -1, HiddenEntry: -1, HiddenMessage: -1, Note: "free text: only the ids, amounts and dates in it are checked"}}
 		default:
+			// A count the policy's free allowance settles (checked bags).
+			if l.kind == 'n' && len(c.rt.allowances) > 0 {
+				if a := c.allowanceFor(call.Name, l.npath); a != nil {
+					if af, ok := c.allowance(a, args, l.f, msg); ok {
+						f = af
+						break
+					}
+				}
+			}
 			if ap.Role == RoleAmount {
 				if sf, ok := c.siblingAttr(j, leaves, roles, msg); ok {
 					f = sf

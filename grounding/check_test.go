@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -192,7 +193,7 @@ func TestCheckVisibility(t *testing.T) {
 				call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
 				user("Add bags to NO6JO3 please, charge my 7447 card.").
 				say("I will add bags to NO6JO3 and charge your card ending in 7447. Shall I proceed?").user("Yes.").
-				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":3,"nonfree_baggages":1,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
+				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":3,"nonfree_baggages":2,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
 			msg: 9, call: 0, verdict: VerdictAmbiguous, reason: ReasonWeak, arg: "total_baggages", status: StatusWeak,
 		},
 		{
@@ -203,9 +204,9 @@ func TestCheckVisibility(t *testing.T) {
 				call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
 				say("I will set NO6JO3 to 3 checked bags, 2 of them at $50 each, charged to your card ending in 7447. Shall I proceed?").
 				user("Yes please.").
-				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":3,"nonfree_baggages":0,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
+				call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":3,"nonfree_baggages":2,"payment_id":"credit_card_4421486"}`, reservationNO6).build(),
 			msg: 11, call: 0, arg: "total_baggages", status: StatusNormalized, where: "three",
-			verdict: VerdictAmbiguous, // nonfree_baggages 0 stays weak
+			verdict: VerdictAmbiguous, // the card is the agent's pick among four
 		},
 		{
 			name: "a small number stated only in hidden context",
@@ -788,6 +789,64 @@ func TestCheckRouteKept(t *testing.T) {
 		{name: "the change keeps the route", in: change("HAT150"),
 			msg: 8, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
+}
+
+// TestCheckBagAllowance: the count of charged bags follows the policy's
+// allowance, from the visible membership, the cabin and the passengers: a
+// count the allowance contradicts fails and cites the membership; the
+// count it gives is derived; with no membership visible (a reservation
+// naming its user is not the user's record) the rule says nothing.
+func TestCheckBagAllowance(t *testing.T) {
+	booking := func(total, nonfree int) string {
+		return `{"user_id":"mia_li_3668","origin":"JFK","destination":"SEA","flight_type":"one_way","cabin":"economy","flights":[{"flight_number":"HAT136","date":"2024-05-20"}],` +
+			`"passengers":[{"first_name":"Mia","last_name":"Li","dob":"1990-04-05"},{"first_name":"Noah","last_name":"Li","dob":"1992-01-01"}],` +
+			`"payment_methods":[{"payment_id":"credit_card_4421486","amount":404}],"total_baggages":` + strconv.Itoa(total) + `,"nonfree_baggages":` + strconv.Itoa(nonfree) + `,"insurance":"no"}`
+	}
+	book := func(total, nonfree int) *Trajectory {
+		return traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668. Book HAT136 on 2024-05-20 in economy for me and Noah Li (1992-01-01), with "+strconv.Itoa(total)+" checked bags, no insurance, card ending in 7447.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say("I will book HAT136 for Mia and Noah Li in economy with "+strconv.Itoa(total)+" bags on the card ending in 7447. Shall I proceed?").user("Yes.").
+			call("book_reservation", booking(total, nonfree), `{"reservation_id":"HATHAT"}`).build()
+	}
+	bags := func(read bool, total, nonfree int) *Trajectory {
+		b := traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Set NO6JO3 to " + strconv.Itoa(total) + " checked bags, card ending in 7447.")
+		if read {
+			b = b.call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails)
+		}
+		return b.call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("I will set NO6JO3 to "+strconv.Itoa(total)+" checked bags on the card ending in 7447. Shall I proceed?").user("Yes.").
+			call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":`+strconv.Itoa(total)+`,"nonfree_baggages":`+strconv.Itoa(nonfree)+`,"payment_id":"credit_card_4421486"}`, reservationNO6).build()
+	}
+	runCheckCases(t, []checkCase{
+		// A regular member: one free bag per economy passenger, two here.
+		{name: "booking charges a free bag", in: book(3, 2),
+			msg: 6, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "nonfree_baggages", status: StatusContradiction,
+			where: "3 total_baggages - 1 free × 2 passengers = 1, not 2 (membership regular at message 3"},
+		{name: "booking charges what the allowance leaves", in: book(3, 1),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, absent: ReasonContradiction, arg: "nonfree_baggages", status: StatusDerived, where: "= 1"},
+		{name: "booking charges nothing for free bags", in: book(2, 0),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, absent: ReasonContradiction, arg: "nonfree_baggages", status: StatusDerived},
+		{name: "change reads cabin and passengers off the reservation", in: bags(true, 3, 0),
+			msg: 8, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "nonfree_baggages", status: StatusContradiction,
+			where: "cabin economy in the record at message 5"},
+		{name: "change charges what the allowance leaves", in: bags(true, 3, 2),
+			msg: 8, call: 0, verdict: VerdictPass, absent: ReasonContradiction, arg: "nonfree_baggages", status: StatusDerived},
+		{name: "membership never read", in: bags(false, 3, 0),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, absent: ReasonContradiction, arg: "nonfree_baggages", status: StatusLiteral},
+	})
+	// The finding cites the membership in the user's record.
+	res := Check(book(3, 2), nil)
+	for _, d := range res.Decisions {
+		if d.Message != 6 || d.Call != 0 {
+			continue
+		}
+		a, _ := argAt(d, "nonfree_baggages")
+		r := a.Where.Record
+		if r == nil || r.Message != 3 || r.Start < 0 || book(3, 2).Messages[3].Content[r.Start:r.End] != "regular" {
+			t.Errorf("contradiction cites %+v, want the membership in message 3", r)
+		}
+	}
 }
 
 // TestCheckLastFourClaims: a reply that names a card by its last four

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -82,6 +84,9 @@ type Profile struct {
 	// that the domain's policy contradicts ("basic economy cannot change
 	// cabin" where the policy lets every reservation change cabin).
 	PolicyClaims []PolicyClaim `json:"policy_claims,omitempty"`
+	// Allowances are counts the policy grants free by tier and class
+	// (checked bags): a call's charged count must follow them.
+	Allowances []AllowanceRule `json:"allowances,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -238,6 +243,33 @@ type PolicyClaim struct {
 	// flight's status), not a rule; the finding says so.
 	Fact bool   `json:"fact,omitempty"`
 	Note string `json:"note"`
+}
+
+// AllowanceRule is a free allowance the policy grants per head by tier
+// and class ("a silver member gets 2 free checked bags per economy
+// passenger"). On a call to one of Tools, the Charged argument must be
+// max(0, Total - Free[tier][class] × the number of items of Per). Per and
+// Class are read from the call's arguments, else from the record the call
+// is keyed by (the latest visible result whose top-level Record field
+// holds the call's Record value: the reservation being changed); the tier
+// is the Tier field of the latest visible record whose TierOf field holds
+// the owner (TierOf read from the call, else from that record: the user
+// who booked). A charged count other than that is vis.contradiction
+// (fail); the same count is vis.derived, with the arithmetic. When a part
+// is not visible (the user's tier was never read) the rule says nothing
+// and the argument is checked as any other amount.
+type AllowanceRule struct {
+	Tools   []string                  `json:"tools"`
+	Total   string                    `json:"total"`
+	Charged string                    `json:"charged"`
+	Record  string                    `json:"record,omitempty"`
+	Per     string                    `json:"per"`
+	Class   string                    `json:"class"`
+	TierOf  string                    `json:"tier_of"`
+	Tier    string                    `json:"tier"`
+	Free    map[string]map[string]int `json:"free"`
+	// Rule is the policy sentence, shown in the evidence.
+	Rule string `json:"rule,omitempty"`
 }
 
 // ClaimPhrases are the phrases of a ConditionRule's claims.
@@ -582,11 +614,14 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances")
 	if err != nil {
 		return err
 	}
 	if err := v.policyClaims(top["policy_claims"]); err != nil {
+		return err
+	}
+	if err := v.allowances(top["allowances"]); err != nil {
 		return err
 	}
 	for _, k := range []string{"name", "version"} {
@@ -1097,6 +1132,76 @@ func (v profileValidator) conditions(x any) error {
 							return err
 						}
 					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// allowances checks allowances (nil when absent).
+func (v profileValidator) allowances(x any) error {
+	if x == nil {
+		return nil
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return v.fail("allowances", "must be an array, not %s", jsonTypeName(x))
+	}
+	for i, r := range a {
+		key := fmt.Sprintf("allowances[%d]", i)
+		m, err := v.object(key, r, "tools", "total", "charged", "record", "per", "class", "tier_of", "tier", "free", "rule")
+		if err != nil {
+			return err
+		}
+		tools, ok := m["tools"]
+		if !ok {
+			return v.fail(key+".tools", "is required")
+		}
+		if ts, err := v.strings(key+".tools", tools); err != nil {
+			return err
+		} else if len(ts) == 0 {
+			return v.fail(key+".tools", "must not be empty")
+		}
+		for _, k := range []string{"total", "charged", "per", "class", "tier_of", "tier"} {
+			x, ok := m[k]
+			if !ok {
+				return v.fail(key+"."+k, "is required")
+			}
+			if s, err := v.str(key+"."+k, x); err != nil {
+				return err
+			} else if s == "" {
+				return v.fail(key+"."+k, "must not be empty")
+			}
+		}
+		for _, k := range []string{"record", "rule"} {
+			if x, ok := m[k]; ok {
+				if _, err := v.str(key+"."+k, x); err != nil {
+					return err
+				}
+			}
+		}
+		if _, ok := m["free"]; !ok {
+			return v.fail(key+".free", "is required")
+		}
+		free, err := v.object(key+".free", m["free"])
+		if err != nil {
+			return err
+		}
+		if len(free) == 0 {
+			return v.fail(key+".free", "must map each tier to its free count per class")
+		}
+		for _, tier := range slices.Sorted(maps.Keys(free)) {
+			tkey := profileKey(key+".free", tier)
+			classes, err := v.object(tkey, free[tier])
+			if err != nil {
+				return err
+			}
+			for _, class := range slices.Sorted(maps.Keys(classes)) {
+				num, ok := classes[class].(json.Number)
+				k, err := num.Int64()
+				if !ok || err != nil || k < 0 {
+					return v.fail(profileKey(tkey, class), "must be a whole number of free items, at least 0")
 				}
 			}
 		}

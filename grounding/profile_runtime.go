@@ -69,6 +69,7 @@ type profileRuntime struct {
 	claimPhrases *phraseSet
 	claimBits    map[string]uint64
 	claimRules   bool // some condition has claims phrases
+	allowances   []allowanceRuntime
 }
 
 type conditionRuntime struct {
@@ -332,6 +333,17 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			rt.claimRules = true
 		}
 		rt.conditions = append(rt.conditions, cr)
+	}
+	for _, a := range p.Allowances {
+		ar := allowanceRuntime{AllowanceRule: a, tools: setOf(a.Tools), free: map[string]map[string]int{}}
+		for tier, classes := range a.Free {
+			t := map[string]int{}
+			for class, n := range classes {
+				t[strings.ToLower(class)] = n
+			}
+			ar.free[strings.ToLower(tier)] = t
+		}
+		rt.allowances = append(rt.allowances, ar)
 	}
 	for _, pc := range p.PolicyClaims {
 		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
