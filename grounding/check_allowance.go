@@ -1,6 +1,8 @@
 package grounding
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -10,6 +12,22 @@ type allowanceRuntime struct {
 	AllowanceRule
 	tools map[string]bool
 	free  map[string]map[string]int // lower-case tier and class
+	// items are the lower-case Items; tierWords and classWords name the
+	// tiers and classes of Free in replies ("basic economy" for
+	// basic_economy), longest first.
+	items                 []string
+	tierWords, classWords []allowanceWord
+}
+
+// allowanceWords are the phrases naming keys: each key, with "_" read as
+// a space, longest first.
+func allowanceWords(keys []string) []allowanceWord {
+	var out []allowanceWord
+	for _, k := range keys {
+		out = append(out, allowanceWord{strings.ReplaceAll(k, "_", " "), k})
+	}
+	slices.SortFunc(out, func(a, b allowanceWord) int { return cmp.Compare(len(b.phrase), len(a.phrase)) })
+	return out
 }
 
 // allowanceFor is the allowance rule whose Charged argument the leaf at
@@ -186,3 +204,213 @@ func arrayLen(s string) (int, bool) {
 	}
 	return n, true
 }
+
+// allowanceClaims checks the allowances a reply states ("as a gold member
+// you get 2 free checked bags in business"): a sentence holding a count
+// right before "free" and one of a rule's Items is read with the tier and
+// class it names, else the tier of the latest visible record that states
+// one and the class and head count of the latest call to one of the
+// rule's tools. A count the policy's table does not give (per head, or
+// for all the heads of that call) is ambiguous: the reply states an
+// allowance the policy contradicts. A sentence naming two tiers or two
+// classes, or a part found nowhere, says nothing.
+func (c *checker) allowanceClaims(d *DecisionResult, text, low string, msg int) int {
+	sev := sevOK
+	for i := range c.rt.allowances {
+		a := &c.rt.allowances[i]
+		if len(a.items) == 0 || !strings.Contains(low, "free ") {
+			continue
+		}
+		ctx := allowanceContext{tierMsg: -2}
+		for start := 0; start < len(low); {
+			end := start + strings.IndexAny(low[start:], ".!?\n")
+			if end < start {
+				end = len(low)
+			}
+			sent := low[start:end]
+			s0 := start
+			start = end + 1
+			n, itemEnd, ok := a.statedCount(sent)
+			if !ok {
+				continue
+			}
+			tier, ok1 := a.oneOf(sent, a.tierWords)
+			class, ok2 := a.oneOf(sent, a.classWords)
+			if !ok1 || !ok2 {
+				continue // two tiers or two classes: a comparison
+			}
+			if ctx.tierMsg == -2 {
+				ctx = c.allowanceContext(a, msg)
+			}
+			tierMsg := -1
+			if tier == "" {
+				tier, tierMsg = ctx.tier, ctx.tierMsg
+			}
+			heads := 0
+			if class == "" || class == ctx.class {
+				class, heads = ctx.class, ctx.heads
+			}
+			per, ok := a.free[tier][class]
+			if tier == "" || class == "" || !ok {
+				continue
+			}
+			fine := n == per || heads > 0 && n == per*heads
+			if heads == 0 && !perHead(sent[itemEnd:]) {
+				fine = per == 0 && n == 0 || per > 0 && n > 0 && n%per == 0
+			}
+			if fine {
+				continue
+			}
+			note := "states an allowance the policy contradicts: " + a.Tier + " " + tier + " gives " + strconv.Itoa(per) + " free per " + strings.ReplaceAll(class, "_", " ") + " passenger"
+			if heads > 0 {
+				note += " (" + strconv.Itoa(heads) + " " + a.Per + " in the call at message " + strconv.Itoa(ctx.callMsg) + ")"
+			}
+			note += ", not " + strconv.Itoa(n)
+			if a.Rule != "" {
+				note += "; the policy: " + a.Rule
+			}
+			ev := c.unsupportedSpan(s0, text[s0:end], note)
+			ev.Where.Found = "policy"
+			if tierMsg >= 0 {
+				ev.Where.Record = tierRef(c.t.Messages[tierMsg].Content, a.Tier, ctx.rawTier, tierMsg)
+			}
+			d.Args = append(d.Args, ev)
+			sev = sevAmbiguous
+		}
+	}
+	return sev
+}
+
+// allowanceContext is what a reply's allowance statement is read against
+// when the sentence does not say it.
+type allowanceContext struct {
+	tier, rawTier string // lower-case, and as the record writes it
+	tierMsg       int    // -1: none; -2: not looked up yet
+	class         string // lower-case
+	heads         int
+	callMsg       int
+}
+
+// allowanceContext finds the tier of the latest visible record that
+// states one and the class and head count of the latest call to one of
+// a's tools before msg.
+func (c *checker) allowanceContext(a *allowanceRuntime, msg int) allowanceContext {
+	ctx := allowanceContext{tierMsg: -1, callMsg: -1}
+	key := `"` + a.Tier + `"`
+	for i := msg - 1; i >= 0 && ctx.tierMsg < 0; i-- {
+		m := &c.t.Messages[i]
+		if m.Role != RoleTool || m.IsHidden() || !strings.Contains(m.Content, key) || c.isError(m) {
+			continue
+		}
+		if t, ok := record(m.Content).str(a.Tier); ok && t != "" {
+			ctx.tier, ctx.rawTier, ctx.tierMsg = strings.ToLower(t), t, i
+		}
+	}
+	for k := len(c.calls) - 1; k >= 0; k-- {
+		ci := &c.calls[k]
+		if ci.msg >= msg || !a.tools[ci.name] || c.t.Messages[ci.msg].IsHidden() {
+			continue
+		}
+		call := record(ci.args)
+		src := call
+		if _, ok := topLevelValue(ci.args, a.Class); !ok && a.Record != "" {
+			if id, ok := call.str(a.Record); ok && id != "" {
+				src, _ = c.latestRecord(a.Record, id, ci.msg)
+			}
+		}
+		cl, ok := src.str(a.Class)
+		if !ok {
+			break
+		}
+		arr, _ := topLevelValue(string(src), a.Per)
+		if n, ok := arrayLen(arr); ok {
+			ctx.heads = n
+		}
+		ctx.class, ctx.callMsg = strings.ToLower(cl), ci.msg
+		break
+	}
+	return ctx
+}
+
+// perHead reports whether the clause after a stated count's items counts
+// per head ("2 free checked bags per passenger", "for each economy
+// passenger"): the count is then the table's. A total with the per-head
+// figure in brackets ("4 free checked bags (2 per passenger)") is not.
+func perHead(after string) bool {
+	if k := strings.IndexAny(after, "(,;:"); k >= 0 {
+		after = after[:k]
+	}
+	return strings.Contains(after, "per ") || strings.Contains(after, "each ")
+}
+
+// statedCount is the count a sentence gives right before "free" and one
+// of the rule's items ("2 free checked bags", "three free bags"), and
+// where the items' phrase ends.
+func (a *allowanceRuntime) statedCount(sent string) (int, int, bool) {
+	for off := 0; ; {
+		k := strings.Index(sent[off:], "free ")
+		if k < 0 {
+			return 0, 0, false
+		}
+		k += off
+		off = k + len("free ")
+		i := slices.IndexFunc(a.items, func(it string) bool { return strings.HasPrefix(sent[off:], it) })
+		if i < 0 {
+			continue
+		}
+		itemEnd := off + len(a.items[i])
+		j := k
+		for j > 0 && sent[j-1] == ' ' {
+			j--
+		}
+		w := j
+		for w > 0 && (letterByte(sent[w-1]) || digitByte(sent[w-1])) {
+			w--
+		}
+		word := sent[w:j]
+		if w > 0 && (sent[w-1] == '$' || sent[w-1] == '.') {
+			continue
+		}
+		if n, err := strconv.Atoi(word); err == nil && len(word) <= 2 {
+			return n, itemEnd, true
+		}
+		if n, ok := numberWord([]byte(word)); ok {
+			return n, itemEnd, true
+		}
+	}
+}
+
+// oneOf finds which of words (lower-case phrase → canonical key) the
+// sentence names as a whole word: "" when none, ok false when it names
+// two different ones. Longer phrases win over the ones inside them
+// ("basic economy" over "economy").
+func (a *allowanceRuntime) oneOf(sent string, words []allowanceWord) (string, bool) {
+	found := ""
+	var spans [][2]int
+	for _, w := range words { // longest first
+		for off := 0; ; {
+			k := strings.Index(sent[off:], w.phrase)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(w.phrase)
+			e := k + len(w.phrase)
+			if k > 0 && letterByte(sent[k-1]) || e < len(sent) && letterByte(sent[e]) {
+				continue
+			}
+			if slices.ContainsFunc(spans, func(s [2]int) bool { return k >= s[0] && e <= s[1] }) {
+				continue // inside a longer phrase already found
+			}
+			spans = append(spans, [2]int{k, e})
+			if found != "" && found != w.key {
+				return "", false
+			}
+			found = w.key
+		}
+	}
+	return found, true
+}
+
+// allowanceWord is a phrase that names a tier or a class.
+type allowanceWord struct{ phrase, key string }

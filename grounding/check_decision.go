@@ -232,6 +232,11 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 			sev = s
 		}
 	}
+	if len(c.rt.allowances) > 0 {
+		if s := c.allowanceClaims(&d, m.Content, c.lowerContent(i), i); s > sev {
+			sev = s
+		}
+	}
 	if c.rt.lastFour {
 		if s := c.lastFourClaims(&d, m.Content, c.lowerContent(i), i); s > sev {
 			sev = s

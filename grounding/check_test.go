@@ -835,6 +835,34 @@ func TestCheckBagAllowance(t *testing.T) {
 		{name: "membership never read", in: bags(false, 3, 0),
 			msg: 6, call: 0, verdict: VerdictAmbiguous, absent: ReasonContradiction, arg: "nonfree_baggages", status: StatusLiteral},
 	})
+	// Replies that state an allowance: the tier and class the sentence
+	// names, else the membership read and the latest booking's cabin and
+	// passengers.
+	says := func(reply string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. How many bags can I bring?").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say(reply).build()
+	}
+	booked := func(reply string) *Trajectory {
+		b := book(2, 0)
+		b.Messages = append(b.Messages, Message{Role: RoleAssistant, Content: reply})
+		return b
+	}
+	runCheckCases(t, []checkCase{
+		{name: "reply names tier and class the policy does not match", in: says("As a gold member, you are entitled to 2 free checked bags for business class."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported,
+			where: "membership gold gives 3 free per business passenger, not 2"},
+		{name: "reply reads the membership from the record", in: says("You get 2 free checked bags per economy passenger."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "membership regular gives 1"},
+		{name: "reply that states the allowance right", in: says("As a regular member, you get 1 free checked bag per economy passenger."),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "reply that compares classes", in: says("Silver members get 2 free checked bags in economy and 3 in business."),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "reply after a booking counts its passengers", in: booked("Checked bag allowance: 2 free checked bags."),
+			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "reply after a booking that overstates the allowance", in: booked("Checked bag allowance: 3 free checked bags."),
+			msg: 8, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "(2 passengers in the call at message 6), not 3"},
+	})
 	// The finding cites the membership in the user's record.
 	res := Check(book(3, 2), nil)
 	for _, d := range res.Decisions {

@@ -270,6 +270,10 @@ type AllowanceRule struct {
 	Free    map[string]map[string]int `json:"free"`
 	// Rule is the policy sentence, shown in the evidence.
 	Rule string `json:"rule,omitempty"`
+	// Items are the words a reply counts the free items by ("checked
+	// bag", "bag"): a reply's "2 free checked bags" is then checked
+	// against the table (see allowanceClaims).
+	Items []string `json:"items,omitempty"`
 }
 
 // ClaimPhrases are the phrases of a ConditionRule's claims.
@@ -1150,7 +1154,7 @@ func (v profileValidator) allowances(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("allowances[%d]", i)
-		m, err := v.object(key, r, "tools", "total", "charged", "record", "per", "class", "tier_of", "tier", "free", "rule")
+		m, err := v.object(key, r, "tools", "total", "charged", "record", "per", "class", "tier_of", "tier", "free", "rule", "items")
 		if err != nil {
 			return err
 		}
@@ -1179,6 +1183,11 @@ func (v profileValidator) allowances(x any) error {
 				if _, err := v.str(key+"."+k, x); err != nil {
 					return err
 				}
+			}
+		}
+		if x, ok := m["items"]; ok {
+			if _, err := v.strings(key+".items", x); err != nil {
+				return err
 			}
 		}
 		if _, ok := m["free"]; !ok {

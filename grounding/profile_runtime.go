@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -343,6 +344,15 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			}
 			ar.free[strings.ToLower(tier)] = t
 		}
+		ar.items = lowerAll(a.Items)
+		classes := map[string]bool{}
+		for _, t := range ar.free {
+			for class := range t {
+				classes[class] = true
+			}
+		}
+		ar.tierWords = allowanceWords(slices.Sorted(maps.Keys(ar.free)))
+		ar.classWords = allowanceWords(slices.Sorted(maps.Keys(classes)))
 		rt.allowances = append(rt.allowances, ar)
 	}
 	for _, pc := range p.PolicyClaims {
