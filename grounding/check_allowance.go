@@ -90,7 +90,7 @@ func (c *checker) allowance(a *allowanceRuntime, args string, charged float64, m
 	}
 	tier, tierMsg := c.tierOf(a, owner, msg)
 	if tierMsg < 0 {
-		return finding{}, false
+		return c.anyTier(a, class, classMsg, n, total, charged)
 	}
 	per, ok := a.free[strings.ToLower(tier)][strings.ToLower(class)]
 	if !ok {
@@ -119,6 +119,51 @@ func (c *checker) allowance(a *allowanceRuntime, args string, charged float64, m
 	ev := againstPolicy(note)
 	ev.Record = tierRef(c.t.Messages[tierMsg].Content, a.Tier, tier, tierMsg)
 	return finding{status: StatusContradiction, reason: ReasonContradiction, sev: sevFail, ev: ev, ent: -1}, true
+}
+
+// anyTier checks a charged count when the owner's tier is visible
+// nowhere: a count no tier's allowance gives (charging for bags every
+// membership gets free in business) is still a contradiction; any other
+// says nothing.
+func (c *checker) anyTier(a *allowanceRuntime, class string, classMsg, n, total int, charged float64) (finding, bool) {
+	lo, hi, seen := 0, 0, false
+	for _, t := range a.free {
+		per, ok := t[strings.ToLower(class)]
+		if !ok {
+			continue
+		}
+		if !seen || per < lo {
+			lo = per
+		}
+		if !seen || per > hi {
+			hi = per
+		}
+		seen = true
+	}
+	if !seen {
+		return finding{}, false
+	}
+	most, least := max(0, total-lo*n), max(0, total-hi*n)
+	if charged >= float64(least) && charged <= float64(most) {
+		return finding{}, false
+	}
+	where := "the call"
+	if classMsg >= 0 {
+		where = "the record at message " + strconv.Itoa(classMsg)
+	}
+	span := func(x, y int) string {
+		if x == y {
+			return strconv.Itoa(x)
+		}
+		return strconv.Itoa(x) + " to " + strconv.Itoa(y)
+	}
+	note := "whatever the " + a.Tier + " (none is visible), the policy's " + span(lo, hi) + " free per " + strings.ReplaceAll(class, "_", " ") +
+		" passenger leave " + span(least, most) + " of " + strconv.Itoa(total) + " " + a.Total + " to charge for " + strconv.Itoa(n) + " " + a.Per +
+		" (" + a.Class + " " + class + " in " + where + "), not " + strconv.FormatFloat(charged, 'f', -1, 64)
+	if a.Rule != "" {
+		note += "; the policy: " + a.Rule
+	}
+	return finding{status: StatusContradiction, reason: ReasonContradiction, sev: sevFail, ev: againstPolicy(note), ent: -1}, true
 }
 
 // tierRef points at the tier a record states: the span of its value after

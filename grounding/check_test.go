@@ -795,7 +795,8 @@ func TestCheckRouteKept(t *testing.T) {
 // allowance, from the visible membership, the cabin and the passengers: a
 // count the allowance contradicts fails and cites the membership; the
 // count it gives is derived; with no membership visible (a reservation
-// naming its user is not the user's record) the rule says nothing.
+// naming its user is not the user's record) only a count no membership
+// gives fails.
 func TestCheckBagAllowance(t *testing.T) {
 	booking := func(total, nonfree int) string {
 		return `{"user_id":"mia_li_3668","origin":"JFK","destination":"SEA","flight_type":"one_way","cabin":"economy","flights":[{"flight_number":"HAT136","date":"2024-05-20"}],` +
@@ -834,6 +835,10 @@ func TestCheckBagAllowance(t *testing.T) {
 			msg: 8, call: 0, verdict: VerdictPass, absent: ReasonContradiction, arg: "nonfree_baggages", status: StatusDerived},
 		{name: "membership never read", in: bags(false, 3, 0),
 			msg: 6, call: 0, verdict: VerdictAmbiguous, absent: ReasonContradiction, arg: "nonfree_baggages", status: StatusLiteral},
+		// Every membership gives an economy passenger at least one free bag.
+		{name: "membership never read, a charge no membership allows", in: bags(false, 3, 3),
+			msg: 6, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "nonfree_baggages", status: StatusContradiction,
+			where: "whatever the membership (none is visible), the policy's 1 to 3 free per economy passenger leave 0 to 2 of 3 total_baggages"},
 	})
 	// Replies that state an allowance: the tier and class the sentence
 	// names, else the membership read and the latest booking's cabin and

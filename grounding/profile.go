@@ -255,9 +255,10 @@ type PolicyClaim struct {
 // is the Tier field of the latest visible record whose TierOf field holds
 // the owner (TierOf read from the call, else from that record: the user
 // who booked). A charged count other than that is vis.contradiction
-// (fail); the same count is vis.derived, with the arithmetic. When a part
-// is not visible (the user's tier was never read) the rule says nothing
-// and the argument is checked as any other amount.
+// (fail); the same count is vis.derived, with the arithmetic. When the
+// tier was never read, only a count no tier gives fails; when another
+// part is not visible the rule says nothing and the argument is checked
+// as any other amount.
 type AllowanceRule struct {
 	Tools   []string                  `json:"tools"`
 	Total   string                    `json:"total"`
