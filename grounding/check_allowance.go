@@ -104,9 +104,9 @@ func (c *checker) allowance(a *allowanceRuntime, args string, charged float64, m
 		}
 		return "the record at message " + strconv.Itoa(m)
 	}
-	sum := strconv.Itoa(total) + " " + a.Total + " - " + strconv.Itoa(per) + " free × " + strconv.Itoa(n) + " " + a.Per + " = " + strconv.Itoa(want)
+	sum := strconv.Itoa(total) + " " + a.Total + " - " + strconv.Itoa(per) + " free × " + a.count(n) + " = " + strconv.Itoa(want)
 	parts := a.Tier + " " + tier + " at message " + strconv.Itoa(tierMsg) + ", " + a.Class + " " + class + " in " + in(classMsg) +
-		", " + strconv.Itoa(n) + " " + a.Per + " in " + in(perMsg)
+		", " + a.count(n) + " in " + in(perMsg)
 	if charged == float64(want) {
 		ev := nowhere()
 		ev.Found, ev.Derivation, ev.Note = "derived", sum, "the policy's allowance: "+parts
@@ -158,12 +158,20 @@ func (c *checker) anyTier(a *allowanceRuntime, class string, classMsg, n, total 
 		return strconv.Itoa(x) + " to " + strconv.Itoa(y)
 	}
 	note := "whatever the " + a.Tier + " (none is visible), the policy's " + span(lo, hi) + " free per " + strings.ReplaceAll(class, "_", " ") +
-		" passenger leave " + span(least, most) + " of " + strconv.Itoa(total) + " " + a.Total + " to charge for " + strconv.Itoa(n) + " " + a.Per +
+		" passenger leave " + span(least, most) + " of " + strconv.Itoa(total) + " " + a.Total + " to charge for " + a.count(n) +
 		" (" + a.Class + " " + class + " in " + where + "), not " + strconv.FormatFloat(charged, 'f', -1, 64)
 	if a.Rule != "" {
 		note += "; the policy: " + a.Rule
 	}
 	return finding{status: StatusContradiction, reason: ReasonContradiction, sev: sevFail, ev: againstPolicy(note), ent: -1}, true
+}
+
+// count writes n heads: "1 passenger", "2 passengers".
+func (a *allowanceRuntime) count(n int) string {
+	if n == 1 {
+		return "1 " + strings.TrimSuffix(a.Per, "s")
+	}
+	return strconv.Itoa(n) + " " + a.Per
 }
 
 // tierRef points at the tier a record states: the span of its value after
@@ -308,7 +316,7 @@ func (c *checker) allowanceClaims(d *DecisionResult, text, low string, msg int) 
 			}
 			note := "states an allowance the policy contradicts: " + a.Tier + " " + tier + " gives " + strconv.Itoa(per) + " free per " + strings.ReplaceAll(class, "_", " ") + " passenger"
 			if heads > 0 {
-				note += " (" + strconv.Itoa(heads) + " " + a.Per + " in the call at message " + strconv.Itoa(ctx.callMsg) + ")"
+				note += " (" + a.count(heads) + " in the call at message " + strconv.Itoa(ctx.callMsg) + ")"
 			}
 			note += ", not " + strconv.Itoa(n)
 			if a.Rule != "" {
