@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,7 +70,23 @@ func checkView(hd grounding.TrajectoryHeader, d grounding.StoredDecision, msgs m
 	for _, a := range d.Args {
 		c.Args = append(c.Args, argView(a, msgs))
 	}
+	// What decided the verdict first: the failing arguments, then the
+	// doubtful ones, each group in the call's own order. A booking's one
+	// contradicted count is then the first line under the header, not the
+	// sixteenth.
+	slices.SortStableFunc(c.Args, func(a, b views.ArgView) int { return toneRank(a.Tone) - toneRank(b.Tone) })
 	return c
+}
+
+// toneRank orders argument tones for display: bad, warn, ok.
+func toneRank(tone string) int {
+	switch tone {
+	case "bad":
+		return 0
+	case "warn":
+		return 1
+	}
+	return 2
 }
 
 // argView explains where one argument's value came from and tells the page

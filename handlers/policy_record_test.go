@@ -191,3 +191,30 @@ func TestReviewReachesBackToPolicyRecord(t *testing.T) {
 		t.Errorf("question line = %q", got)
 	}
 }
+
+// TestCheckViewProblemsFirst: under a decision's header the arguments
+// that decided its verdict come first (failing, then doubtful), each group
+// in the call's order, so a booking's one contradicted count is the first
+// line an annotator reads.
+func TestCheckViewProblemsFirst(t *testing.T) {
+	arg := func(path, status string) grounding.ArgEvidence {
+		return grounding.ArgEvidence{Path: path, Status: status, Where: grounding.Evidence{Found: "nowhere", Message: -1, HiddenEntry: -1, HiddenMessage: -1}}
+	}
+	d := grounding.StoredDecision{Verdict: grounding.VerdictFail, Args: []grounding.ArgEvidence{
+		arg("user_id", grounding.StatusLiteral),
+		arg("payment_id", grounding.StatusChoice),
+		arg("origin", grounding.StatusLiteral),
+		arg("nonfree_baggages", grounding.StatusContradiction),
+		arg("total_baggages", grounding.StatusWeak),
+		arg("insurance", grounding.StatusNormalized),
+	}}
+	c := checkView(grounding.TrajectoryHeader{}, d, nil)
+	var got []string
+	for _, a := range c.Args {
+		got = append(got, a.Path)
+	}
+	want := []string{"nonfree_baggages", "payment_id", "total_baggages", "user_id", "origin", "insurance"}
+	if !slices.Equal(got, want) {
+		t.Errorf("argument order = %v, want %v", got, want)
+	}
+}
