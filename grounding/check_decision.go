@@ -242,6 +242,7 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 			sev = s
 		}
 	}
+	c.lastReply = i
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }
@@ -325,6 +326,14 @@ func (c *checker) callDecision(i, k int) {
 		if s := c.policyClaims(&d, "arguments", string(call.Arguments), asciiLower(string(call.Arguments)), i); s > sev {
 			sev = s
 		}
+	}
+	// Or carry out the transfer the agent's latest reply offered against
+	// the policy (a human said to be able to grant what it denies).
+	if d.Action == ActionTransfer && c.offerMsg >= 0 && c.offerMsg == c.lastReply {
+		ev := againstPolicy("carries out the transfer the reply at message " + strconv.Itoa(c.offerMsg) + " offered: " + c.offerNote)
+		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
+		sev = max(sev, sevAmbiguous)
 	}
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)

@@ -791,6 +791,30 @@ func TestCheckRouteKept(t *testing.T) {
 	})
 }
 
+// TestCheckTransferCarriesOffer: a transfer that follows a reply offering
+// a human agent to bend a denial carries the offer out and is ambiguous
+// too; a transfer after a plain offer passes, and so does one after a
+// later reply that made no such offer.
+func TestCheckTransferCarriesOffer(t *testing.T) {
+	transfer := `{"summary":"User wants to cancel reservation NO6JO3."}`
+	after := func(offer string, more ...string) *Trajectory {
+		b := traj("airline").sys(airlinePolicy).user("Please cancel NO6JO3, my plans changed.").say(offer).user("Yes, please transfer me.")
+		for _, m := range more {
+			b = b.say(m).user("Yes.")
+		}
+		return b.call("transfer_to_human_agents", transfer, "Transfer successful").build()
+	}
+	denial := "NO6JO3 is not eligible for cancellation under the policy. I recommend contacting a human agent who may be able to assist you further. Shall I transfer you?"
+	runCheckCases(t, []checkCase{
+		{name: "transfer after an offer to bend a denial", in: after(denial),
+			msg: 4, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", where: "carries out the transfer the reply at message 2 offered: a request the policy denies"},
+		{name: "transfer after a plain offer", in: after("I can only cancel a whole reservation. I can transfer you to a human agent who may be able to assist you further."),
+			msg: 4, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "transfer after a later reply with no such offer", in: after(denial, "I will transfer you now so a human agent can look at your trip."),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}
+
 // TestCheckBagAllowance: the count of charged bags follows the policy's
 // allowance, from the visible membership, the cabin and the passengers: a
 // count the allowance contradicts fails and cites the membership; the

@@ -241,8 +241,12 @@ type PolicyClaim struct {
 	Statements bool `json:"statements,omitempty"`
 	// Fact: the sentence states a fact the visible results must show (a
 	// flight's status), not a rule; the finding says so.
-	Fact bool   `json:"fact,omitempty"`
-	Note string `json:"note"`
+	Fact bool `json:"fact,omitempty"`
+	// Transfer: a transfer to a human that follows a reply making this
+	// claim (a human agent said to be able to grant what the policy
+	// denies) carries the offer out, and is ambiguous too.
+	Transfer bool   `json:"transfer,omitempty"`
+	Note     string `json:"note"`
 }
 
 // AllowanceRule is a free allowance the policy grants per head by tier
@@ -1230,7 +1234,7 @@ func (v profileValidator) policyClaims(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "statements", "fact", "note")
+		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "statements", "fact", "transfer", "note")
 		if err != nil {
 			return err
 		}
@@ -1254,7 +1258,7 @@ func (v profileValidator) policyClaims(x any) error {
 				}
 			}
 		}
-		for _, k := range []string{"statements", "fact"} {
+		for _, k := range []string{"statements", "fact", "transfer"} {
 			if x, ok := m[k]; ok {
 				if err := v.boolean(key+"."+k, x); err != nil {
 					return err

@@ -99,6 +99,7 @@ type policyClaimRuntime struct {
 	// the claim fine.
 	unlessResult []string
 	statements   bool
+	transfer     bool
 	note         string
 }
 
@@ -357,7 +358,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	}
 	for _, pc := range p.PolicyClaims {
 		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
-			statements: pc.Statements, unlessResult: lowerAll(pc.UnlessResult)}
+			statements: pc.Statements, unlessResult: lowerAll(pc.UnlessResult), transfer: pc.Transfer}
 		if pc.Fact {
 			r.note = "states what no visible tool result shows: " + pc.Note
 		}
