@@ -18,6 +18,22 @@ func FuzzCheck(f *testing.F) {
 		b, _ := json.Marshal(benchTrajectory(&g, i))
 		f.Add(b)
 	}
+	// A booking and a bag change under the bag allowance, a reply stating
+	// an allowance, and a transfer after an offer to bend a denial.
+	for _, tr := range []*Trajectory{
+		traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Book HAT136 with 3 bags.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			call("book_reservation", `{"user_id":"mia_li_3668","cabin":"economy","flights":[{"flight_number":"HAT136","date":"2024-05-20"}],"passengers":[{"first_name":"Mia","last_name":"Li","dob":"1990-04-05"}],"total_baggages":3,"nonfree_baggages":2}`, `{"reservation_id":"HATHAT"}`).
+			say("As a regular member you get 1 free checked bag per economy passenger; Checked bag allowance: 2 free checked bags.").build(),
+		traj("airline").sys(airlinePolicy).user("Cancel NO6JO3.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":2,"nonfree_baggages":2}`, reservationNO6).
+			say("NO6JO3 is not eligible for cancellation. A human agent may be able to assist you further.").user("Yes.").
+			call("transfer_to_human_agents", `{"summary":"cancel NO6JO3"}`, "Transfer successful").build(),
+	} {
+		b, _ := json.Marshal(tr)
+		f.Add(b)
+	}
 	f.Add([]byte("user\x00My id is mia_li_3668, fly May 20th at 7 PM, $250\x00assistant\x00{\"user_id\":\"mia_li_3668\"}\x00tool\x00{\"a\":[1,2,{\"b\":\"2024-05-20T15:00:00\"}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var tr Trajectory
