@@ -167,12 +167,7 @@ func (c *checker) anyTier(a *allowanceRuntime, class string, classMsg, n, total 
 }
 
 // count writes n heads: "1 passenger", "2 passengers".
-func (a *allowanceRuntime) count(n int) string {
-	if n == 1 {
-		return "1 " + strings.TrimSuffix(a.Per, "s")
-	}
-	return strconv.Itoa(n) + " " + a.Per
-}
+func (a *allowanceRuntime) count(n int) string { return countOf(n, a.Per) }
 
 // tierRef points at the tier a record states: the span of its value after
 // the tier key.
@@ -188,13 +183,19 @@ func tierRef(content, key, tier string, msg int) *RecordRef {
 }
 
 // tierOf is the Tier field of the latest visible successful tool result
-// before msg that is the record of owner (its TierOf field, or that of the
-// call it answers, holds owner, and it has a Tier field), with its message
-// index (-1: none). Reservations name their user too; only the record that
-// states the tier counts.
+// before msg that is the record of owner (see ownerField).
 func (c *checker) tierOf(a *allowanceRuntime, owner string, msg int) (string, int) {
+	return c.ownerField(a.TierOf, owner, a.Tier, msg)
+}
+
+// ownerField is field of the latest visible successful tool result before
+// msg that is the record of owner (its ownerKey field, or that of the call
+// it answers, holds owner, and it has field), with its message index (-1:
+// none). Reservations name their user too; only the record that states
+// the field counts.
+func (c *checker) ownerField(ownerKey, owner, field string, msg int) (string, int) {
 	quoted := `"` + owner + `"`
-	key := `"` + a.Tier + `"`
+	key := `"` + field + `"`
 	for i := msg - 1; i >= 0; i-- {
 		m := &c.t.Messages[i]
 		if m.Role != RoleTool || m.IsHidden() {
@@ -210,12 +211,12 @@ func (c *checker) tierOf(a *allowanceRuntime, owner string, msg int) (string, in
 		r := record(m.Content)
 		// A user's details need not repeat the id they were read by: the
 		// call they answer names it.
-		if !strings.Contains(m.Content, quoted) || !r.is(a.TierOf, owner) {
-			if k := c.obsCall[i]; k < 0 || !record(c.calls[k].args).is(a.TierOf, owner) {
+		if !strings.Contains(m.Content, quoted) || !r.is(ownerKey, owner) {
+			if k := c.obsCall[i]; k < 0 || !record(c.calls[k].args).is(ownerKey, owner) {
 				continue
 			}
 		}
-		if t, ok := r.str(a.Tier); ok && t != "" {
+		if t, ok := r.str(field); ok && t != "" {
 			return t, i
 		}
 	}

@@ -499,6 +499,7 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		ci.identEnts = append(ci.identEnts, ids...)
 	}
 	sev := sevOK
+	var policy []ArgEvidence // findings of the policy's compensation rule
 	c.sibsReady = false
 	if d.Args == nil {
 		d.Args = c.argChunks.take(len(leaves))
@@ -530,6 +531,18 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 					}
 				}
 			}
+			// An amount the policy grants as compensation (certificates).
+			if l.kind == 'n' && len(c.rt.compensations) > 0 {
+				if r := c.compensationFor(call.Name, l.npath); r != nil {
+					if cf, pol, ok := c.compensation(r, args, l.f, msg); ok {
+						if pol == nil {
+							f = cf
+							break
+						}
+						policy = append(policy, *pol)
+					}
+				}
+			}
 			if ap.Role == RoleAmount {
 				if sf, ok := c.siblingAttr(j, leaves, roles, msg); ok {
 					f = sf
@@ -542,6 +555,14 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 			sev = f.sev
 		}
 		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: argValue(args, l.start, l.start+len(l.raw)), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
+	}
+	for _, pol := range policy {
+		d.Args = append(d.Args, pol)
+		if pol.Status == StatusContradiction {
+			sev = max(sev, sevFail)
+		} else {
+			sev = max(sev, sevAmbiguous)
+		}
 	}
 	return sev
 }

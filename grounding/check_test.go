@@ -725,7 +725,9 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
 		{name: "compensation dangled before anyone asked", in: say("Why was my flight delayed?", "If you have travel insurance or are a silver/gold member, I might also be able to offer some compensation."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
-		{name: "compensation the user asked for", in: say("My flight was delayed. Can I get some compensation?", "As a gold member, I can offer you a certificate as compensation for the delay."),
+		// (A delay's certificate waits for a change or cancellation: see
+		// TestCheckDelayCertificateOffer.)
+		{name: "compensation the user asked for", in: say("My flight was cancelled. Can I get some compensation?", "As a gold member, I can offer you a certificate as compensation for the cancellation."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a human agent said to have the flexibility to bend a denial", in: say("I need a full refund for my basic economy ticket. Please make an exception.", "I cannot refund it under the policy. I can transfer you to a human agent who might have more flexibility in handling your request."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I can transfer you to a human agent who might have more flexibility in handling your request", where: "no power to make exceptions"},

@@ -87,6 +87,10 @@ type Profile struct {
 	// Allowances are counts the policy grants free by tier and class
 	// (checked bags): a call's charged count must follow them.
 	Allowances []AllowanceRule `json:"allowances,omitempty"`
+	// Compensations are payments the policy grants per head in given
+	// cases to eligible customers (travel certificates): a call's amount
+	// must be one of them.
+	Compensations []CompensationRule `json:"compensations,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -237,6 +241,10 @@ type PolicyClaim struct {
 	// UnlessResult: the sentence is fine once a visible tool result before
 	// it holds one of these (a flight's status that was looked up).
 	UnlessResult []string `json:"unless_result,omitempty"`
+	// UnlessAfter: the claim is fine once a call to one of these tools
+	// succeeded before the reply (a delay certificate offered after the
+	// reservation was changed or cancelled).
+	UnlessAfter []string `json:"unless_after,omitempty"`
 	// Statements: questions ("which flight was delayed?") do not count.
 	Statements bool `json:"statements,omitempty"`
 	// Fact: the sentence states a fact the visible results must show (a
@@ -279,6 +287,50 @@ type AllowanceRule struct {
 	// bag", "bag"): a reply's "2 free checked bags" is then checked
 	// against the table (see allowanceClaims).
 	Items []string `json:"items,omitempty"`
+}
+
+// CompensationRule is a payment the policy grants per head in given cases
+// to eligible customers ("100 dollars per passenger for a cancelled flight,
+// 50 for a delayed one once the reservation was changed or cancelled, to
+// silver or gold members, insured or business reservations"). On a call
+// to one of Tools, the Amount argument must be Unit × the number of items
+// of Per of a visible record (the latest visible successful result whose
+// top-level Record field holds an id and whose Owner field, when it has
+// one, holds the call's Owner argument) for some case, the case's After
+// tools must have changed that record successfully before the call, and
+// one Eligible field must hold. Such an amount is vis.derived, with the
+// arithmetic; one that no case and record give, or whose case lacks its
+// After change or its eligibility, is ambiguous (the logs' reference
+// actions sometimes break the rule; a human decides). With no record of
+// the owner visible the rule says nothing.
+type CompensationRule struct {
+	Tools    []string           `json:"tools"`
+	Amount   string             `json:"amount"`
+	Owner    string             `json:"owner"`
+	Record   string             `json:"record"`
+	Per      string             `json:"per"`
+	Cases    []CompensationCase `json:"cases"`
+	Eligible []EligibleField    `json:"eligible,omitempty"`
+	// Rule is the policy sentence, shown in the evidence.
+	Rule string `json:"rule,omitempty"`
+}
+
+// CompensationCase is one case of a CompensationRule: Unit per head, after
+// a successful call to one of After on the record (when set).
+type CompensationCase struct {
+	Name  string   `json:"name"`
+	Unit  float64  `json:"unit"`
+	After []string `json:"after,omitempty"`
+}
+
+// EligibleField holds when Field is one of Values, in the record (Of
+// "record", the default) or in the owner's own record (Of "owner": the
+// latest visible result that states Field and whose Owner field, or the
+// call it answers, holds the owner).
+type EligibleField struct {
+	Field  string   `json:"field"`
+	Of     string   `json:"of,omitempty"`
+	Values []string `json:"values"`
 }
 
 // ClaimPhrases are the phrases of a ConditionRule's claims.
@@ -623,8 +675,11 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations")
 	if err != nil {
+		return err
+	}
+	if err := v.compensations(top["compensations"]); err != nil {
 		return err
 	}
 	if err := v.policyClaims(top["policy_claims"]); err != nil {
@@ -1223,6 +1278,105 @@ func (v profileValidator) allowances(x any) error {
 	return nil
 }
 
+// compensations checks compensations (nil when absent).
+func (v profileValidator) compensations(x any) error {
+	if x == nil {
+		return nil
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return v.fail("compensations", "must be an array, not %s", jsonTypeName(x))
+	}
+	for i, r := range a {
+		key := fmt.Sprintf("compensations[%d]", i)
+		m, err := v.object(key, r, "tools", "amount", "owner", "record", "per", "cases", "eligible", "rule")
+		if err != nil {
+			return err
+		}
+		if _, ok := m["tools"]; !ok {
+			return v.fail(key+".tools", "is required")
+		}
+		if ts, err := v.strings(key+".tools", m["tools"]); err != nil {
+			return err
+		} else if len(ts) == 0 {
+			return v.fail(key+".tools", "must not be empty")
+		}
+		for _, k := range []string{"amount", "owner", "record", "per"} {
+			x, ok := m[k]
+			if !ok {
+				return v.fail(key+"."+k, "is required")
+			}
+			if s, err := v.str(key+"."+k, x); err != nil {
+				return err
+			} else if s == "" {
+				return v.fail(key+"."+k, "must not be empty")
+			}
+		}
+		if x, ok := m["rule"]; ok {
+			if _, err := v.str(key+".rule", x); err != nil {
+				return err
+			}
+		}
+		cases, ok := m["cases"].([]any)
+		if !ok || len(cases) == 0 {
+			return v.fail(key+".cases", "must be a non-empty array of cases")
+		}
+		for j, cx := range cases {
+			ck := fmt.Sprintf("%s.cases[%d]", key, j)
+			cm, err := v.object(ck, cx, "name", "unit", "after")
+			if err != nil {
+				return err
+			}
+			if s, err := v.str(ck+".name", cm["name"]); err != nil {
+				return err
+			} else if s == "" {
+				return v.fail(ck+".name", "must not be empty")
+			}
+			num, ok := cm["unit"].(json.Number)
+			f, err := num.Float64()
+			if !ok || err != nil || f <= 0 {
+				return v.fail(ck+".unit", "must be a positive amount per head")
+			}
+			if x, ok := cm["after"]; ok {
+				if _, err := v.strings(ck+".after", x); err != nil {
+					return err
+				}
+			}
+		}
+		if x, ok := m["eligible"]; ok {
+			el, ok := x.([]any)
+			if !ok {
+				return v.fail(key+".eligible", "must be an array, not %s", jsonTypeName(x))
+			}
+			for j, ex := range el {
+				ek := fmt.Sprintf("%s.eligible[%d]", key, j)
+				em, err := v.object(ek, ex, "field", "of", "values")
+				if err != nil {
+					return err
+				}
+				if s, err := v.str(ek+".field", em["field"]); err != nil {
+					return err
+				} else if s == "" {
+					return v.fail(ek+".field", "must not be empty")
+				}
+				if x, ok := em["of"]; ok {
+					if s, err := v.str(ek+".of", x); err != nil {
+						return err
+					} else if s != "record" && s != "owner" {
+						return v.fail(ek+".of", "must be \"record\" or \"owner\", not %q", s)
+					}
+				}
+				if vs, err := v.strings(ek+".values", em["values"]); err != nil {
+					return err
+				} else if len(vs) == 0 {
+					return v.fail(ek+".values", "must not be empty")
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // policyClaims checks policy_claims (nil when absent).
 func (v profileValidator) policyClaims(x any) error {
 	if x == nil {
@@ -1234,7 +1388,7 @@ func (v profileValidator) policyClaims(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "statements", "fact", "transfer", "note")
+		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "transfer", "note")
 		if err != nil {
 			return err
 		}
@@ -1251,7 +1405,7 @@ func (v profileValidator) policyClaims(x any) error {
 				return v.fail(fmt.Sprintf("%s.all[%d]", key, j), "must not be empty")
 			}
 		}
-		for _, k := range []string{"unless", "unless_user", "with", "with_user", "unless_result"} {
+		for _, k := range []string{"unless", "unless_user", "with", "with_user", "unless_result", "unless_after"} {
 			if x, ok := m[k]; ok {
 				if _, err := v.strings(key+"."+k, x); err != nil {
 					return err

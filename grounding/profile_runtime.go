@@ -67,10 +67,11 @@ type profileRuntime struct {
 	// per list of a claim's all) that hold it, and claims[i].need is the
 	// bits a reply must have for claim i to be possible. nil when the
 	// claims have more than 64 lists.
-	claimPhrases *phraseSet
-	claimBits    map[string]uint64
-	claimRules   bool // some condition has claims phrases
-	allowances   []allowanceRuntime
+	claimPhrases  *phraseSet
+	claimBits     map[string]uint64
+	claimRules    bool // some condition has claims phrases
+	allowances    []allowanceRuntime
+	compensations []compensationRuntime
 }
 
 type conditionRuntime struct {
@@ -98,6 +99,7 @@ type policyClaimRuntime struct {
 	// unlessResult: lower-case phrases of a visible tool result that make
 	// the claim fine.
 	unlessResult []string
+	unlessAfter  map[string]bool // nil when none
 	statements   bool
 	transfer     bool
 	note         string
@@ -356,9 +358,15 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		ar.classWords = allowanceWords(slices.Sorted(maps.Keys(classes)))
 		rt.allowances = append(rt.allowances, ar)
 	}
+	for _, cr := range p.Compensations {
+		rt.compensations = append(rt.compensations, compensationRuntime{CompensationRule: cr, tools: setOf(cr.Tools)})
+	}
 	for _, pc := range p.PolicyClaims {
 		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
 			statements: pc.Statements, unlessResult: lowerAll(pc.UnlessResult), transfer: pc.Transfer}
+		if len(pc.UnlessAfter) > 0 {
+			r.unlessAfter = setOf(pc.UnlessAfter)
+		}
 		if pc.Fact {
 			r.note = "states what no visible tool result shows: " + pc.Note
 		}

@@ -1,0 +1,102 @@
+package grounding
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckCertificate covers the compensation rule of the airline
+// profile: a certificate is 100 dollars per passenger for a cancelled
+// flight or 50 for a delayed one once the reservation was changed or
+// cancelled, to silver or gold members, insured or business reservations.
+func TestCheckCertificate(t *testing.T) {
+	// NO6JO3: one passenger, economy, insured. The user is a regular member.
+	uninsured := strings.Replace(reservationNO6, `"insurance": "yes"`, `"insurance": "no"`, 1)
+	twoHeads := strings.NewReplacer(`"NO6JO3"`, `"AIXC49"`, `"passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}]`,
+		`"passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}, {"first_name": "Noah", "last_name": "Li", "dob": "1992-01-01"}]`).Replace(reservationNO6)
+	certificate := func(res string, amount string, cancel bool) *Trajectory {
+		b := traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668. My flight in NO6JO3 was delayed and I want compensation for it.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, res)
+		if cancel {
+			b = b.say("I will cancel NO6JO3, refunded to the original payment. Shall I proceed?").user("Yes.").
+				call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, strings.Replace(res, `"insurance"`, `"status": "cancelled", "insurance"`, 1))
+		}
+		return b.say("I can send you a $"+amount+" certificate for NO6JO3. Shall I proceed?").user("Yes.").
+			call("send_certificate", `{"user_id":"mia_li_3668","amount":`+amount+`}`, "Certificate certificate_9999999 added to user mia_li_3668 with amount "+amount+".").build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "cancelled flight: 100 per passenger, insured", in: certificate(reservationNO6, "100", false),
+			msg: 8, call: 0, verdict: VerdictPass, absent: ReasonUnsupported, arg: "amount", status: StatusDerived,
+			where: "100 × 1 passenger = 100; the policy's compensation for a cancelled flight: reservation_id NO6JO3 at message 5; insurance yes at message 5"},
+		{name: "delayed flight, reservation neither changed nor cancelled", in: certificate(reservationNO6, "50", false),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", status: StatusUnsupported,
+			where: "50 × 1 passenger = 50 is the policy's compensation for a delayed flight (reservation_id NO6JO3 at message 5), but it is given once the reservation_id was changed (update_reservation_flights or cancel_reservation), and no such call on NO6JO3 succeeded before it"},
+		{name: "delayed flight after the cancellation", in: certificate(reservationNO6, "50", true),
+			msg: 12, call: 0, verdict: VerdictPass, absent: ReasonUnsupported, arg: "amount", status: StatusDerived,
+			where: "the policy's compensation for a delayed flight: reservation_id NO6JO3 at message 9"},
+		{name: "regular member, uninsured economy: not eligible", in: certificate(uninsured, "100", false),
+			msg: 8, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "policy", status: StatusContradiction,
+			where: "it needs membership silver or gold, or insurance yes, or cabin business, and the records show membership regular at message 3, insurance no at message 5, cabin economy at message 5"},
+		{name: "an amount no case gives", in: certificate(reservationNO6, "75", false),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy",
+			where: "75 is no compensation the policy gives (100 for a cancelled flight, 50 for a delayed flight, per passenger) for any reservation_id of mia_li_3668 seen: NO6JO3 1 passenger (message 5)"},
+	})
+	// With two insured reservations read, the one the conversation names
+	// is the one compensated: 100 fits AIXC49 only as a delay (2 × 50),
+	// and AIXC49 was not changed; it does not borrow NO6JO3's single
+	// passenger when the reply named AIXC49.
+	two := func(named string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668. A flight of mine was cancelled and I want compensation.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			call("get_reservation_details", `{"reservation_id":"AIXC49"}`, twoHeads).
+			say("I can send you a $100 certificate for "+named+". Shall I proceed?").user("Yes.").
+			call("send_certificate", `{"user_id":"mia_li_3668","amount":100}`, "Certificate added.").build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "the named reservation fits", in: two("NO6JO3"),
+			msg: 10, call: 0, verdict: VerdictPass, arg: "amount", status: StatusDerived, where: "reservation_id NO6JO3 at message 5"},
+		{name: "the named reservation does not fit", in: two("AIXC49"),
+			msg: 10, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy",
+			where: "50 × 2 passengers = 100 is the policy's compensation for a delayed flight (reservation_id AIXC49 at message 7)"},
+	})
+}
+
+// TestCheckDelayCertificateOffer: a reply offering the delay certificate
+// before the reservation was changed or cancelled states what the policy
+// does not allow yet; once it was cancelled, or when the reply states the
+// condition, it does not.
+func TestCheckDelayCertificateOffer(t *testing.T) {
+	offer := func(cancel bool, reply string) *Trajectory {
+		b := traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668. My flight in NO6JO3 was delayed and I want compensation.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6)
+		if cancel {
+			b = b.say("I will cancel NO6JO3, refunded to the original payment. Shall I proceed?").user("Yes.").
+				call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, strings.Replace(reservationNO6, `"insurance"`, `"status": "cancelled", "insurance"`, 1))
+		}
+		return b.say(reply).build()
+	}
+	sent := offer(false, "")
+	sent.Messages = sent.Messages[:len(sent.Messages)-1]
+	sent.Messages = append(sent.Messages,
+		Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c9", Name: "send_certificate", Arguments: []byte(`{"user_id":"mia_li_3668","amount":50}`)}}},
+		Message{Role: RoleTool, ToolCallID: "c9", Content: "Certificate certificate_9999999 added to user mia_li_3668 with amount 50."},
+		Message{Role: RoleAssistant, Content: "The $50 certificate for the delayed flight has been issued to your account."})
+	const plain = "Since you have travel insurance, I can offer you a $50 certificate for the delayed flight. Would you like me to proceed?"
+	runCheckCases(t, []checkCase{
+		{name: "offered before any change", in: offer(false, plain),
+			msg: 6, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported,
+			arg: "Since you have travel insurance, I can offer you a $50 certificate for the delayed flight", where: "no change or cancellation was made"},
+		{name: "offered after the cancellation", in: offer(true, plain),
+			msg: 10, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "offered with its condition", in: offer(false, "If you change or cancel NO6JO3, I can offer you a $50 certificate for the delayed flight."),
+			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a certificate already sent", in: sent,
+			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}
