@@ -945,8 +945,14 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			if field != "content" {
 				a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
 			}
+			if pc.denial {
+				a.Status, a.Reason = StatusContradiction, ReasonContradiction
+				d.Args = append(d.Args, a)
+				sev = sevFail
+				continue
+			}
 			d.Args = append(d.Args, a)
-			sev = sevAmbiguous
+			sev = max(sev, sevAmbiguous)
 		}
 	}
 	return sev

@@ -250,6 +250,11 @@ type PolicyClaim struct {
 	// Fact: the sentence states a fact the visible results must show (a
 	// flight's status), not a rule; the finding says so.
 	Fact bool `json:"fact,omitempty"`
+	// Denial: the sentence denies what the visible tools provide ("I am
+	// unable to provide your gift card balances" where the user's details
+	// list them). No reading of the policy makes it true: it fails
+	// (vis.contradiction) instead of going to a human.
+	Denial bool `json:"denial,omitempty"`
 	// Transfer: a transfer to a human that follows a reply making this
 	// claim (a human agent said to be able to grant what the policy
 	// denies) carries the offer out, and is ambiguous too.
@@ -1388,7 +1393,7 @@ func (v profileValidator) policyClaims(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "transfer", "note")
+		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "denial", "transfer", "note")
 		if err != nil {
 			return err
 		}
@@ -1412,7 +1417,7 @@ func (v profileValidator) policyClaims(x any) error {
 				}
 			}
 		}
-		for _, k := range []string{"statements", "fact", "transfer"} {
+		for _, k := range []string{"statements", "fact", "denial", "transfer"} {
 			if x, ok := m[k]; ok {
 				if err := v.boolean(key+"."+k, x); err != nil {
 					return err
