@@ -109,6 +109,17 @@ func TestRealAirlineLabels(t *testing.T) {
 	// $171 is "not more than $100"; a round trip booked with no return
 	// flight and bags nobody asked for; a gold economy allowance stated as
 	// 2 bags).
+	// Set 9 (tau-airline-heldout9.json) was labelled blind on engine 1.2.14,
+	// on other unused trajectories: 9 false approvals of 54 then (a delay
+	// certificate offered twice and sent without the change or
+	// cancellation the policy asks first; a flight's new price stated as
+	// the "price difference" where the record shows a refund, twice; the
+	// user sent to contact a human agent or "the airline directly", twice,
+	// and to their email for a reservation id the user id would find; a
+	// payment said to be moved to a gift card that the results show
+	// unchanged). Engine 1.2.15's certificate rule was written for the same
+	// class found by an earlier blind set that was lost before it landed,
+	// before set 9's results came; 1.2.16's "the airline directly" after.
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		raw, err := os.ReadFile(hf)
