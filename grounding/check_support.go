@@ -227,6 +227,9 @@ func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *
 	// A multi-word value may be visible as a phrase.
 	if l.kind == 's' && strings.ContainsAny(strings.TrimSpace(l.s), " -_") && len(l.s) <= 120 {
 		if m, s, e, ok := c.phraseVisible(l.s, msg); ok {
+			if f, ok := c.emailOnly(occ{msg: int32(m), start: int32(s), end: int32(e), norm: nkNone}, l.s, l.s, msg); ok {
+				return f
+			}
 			ev, _ := c.visibleEvidence(occ{msg: int32(m), start: int32(s), end: int32(e), norm: nkNone}, l.s)
 			if ev.Normalization == "" {
 				return finding{status: StatusLiteral, ev: ev, ent: -1}
@@ -1172,3 +1175,46 @@ func (c *checker) firstPhrase(list byte, msgs []int32, phrase string, msg int) (
 	}
 	return 0, 0, 0, false
 }
+
+// emailOnly reports an identifier visible before msg only as the local
+// part of an email address ("sophia_silva_7557" in
+// "sophia_silva_7557@gmail.com", given by a user who does not remember
+// the id): an address is not the id, and taking one for the other is a
+// guess nothing visible confirms, so it is vis.weak (ambiguous). o is the
+// occurrence the lookup found; every other visible occurrence must be
+// one too.
+func (c *checker) emailOnly(o occ, v, raw string, msg int) (finding, bool) {
+	if o.msg < 0 || len(v) < 3 {
+		return finding{}, false
+	}
+	content := c.t.Messages[o.msg].Content
+	if int(o.end) >= len(content) || content[o.end] != '@' {
+		return finding{}, false
+	}
+	for i := 0; i < msg; i++ {
+		m := &c.t.Messages[i]
+		if m.IsHidden() {
+			continue
+		}
+		for off := 0; ; {
+			k := strings.Index(m.Content[off:], v)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(v)
+			if k > 0 && idByte(m.Content[k-1]) || off < len(m.Content) && idByte(m.Content[off]) {
+				continue // inside a longer token
+			}
+			if off >= len(m.Content) || m.Content[off] != '@' {
+				return finding{}, false
+			}
+		}
+	}
+	ev, _ := c.visibleEvidence(o, raw)
+	ev.Note = "visible only as the name of an email address, not as an id: nothing visible says the id is the address's name"
+	return finding{status: StatusWeak, reason: ReasonWeak, sev: sevAmbiguous, ev: ev, ent: -1}, true
+}
+
+// idByte reports whether b can continue an identifier token.
+func idByte(b byte) bool { return letterByte(b) || digitByte(b) || b == '_' }

@@ -951,3 +951,20 @@ func TestCheckFlightStatusFacts(t *testing.T) {
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
 }
+
+// TestCheckIDFromEmail: a user id visible only as the name of an email
+// address ("mia_li_3668@example.com" from a user who does not remember the
+// id) is a guess, not the id; said as the id anywhere, it is the id.
+func TestCheckIDFromEmail(t *testing.T) {
+	runCheckCases(t, []checkCase{
+		{name: "only the email's name", in: traj("airline").sys(airlinePolicy).
+			user("I don't remember my user id. My email is mia_li_3668@example.com.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build(),
+			msg: 2, call: 0, verdict: VerdictAmbiguous, reason: ReasonWeak, arg: "user_id", status: StatusWeak,
+			where: "visible only as the name of an email address"},
+		{name: "the id said as well", in: traj("airline").sys(airlinePolicy).
+			user("My email is mia_li_3668@example.com and my user id is mia_li_3668.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build(),
+			msg: 2, call: 0, verdict: VerdictPass, absent: ReasonWeak, arg: "user_id", status: StatusLiteral},
+	})
+}
