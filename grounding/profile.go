@@ -250,11 +250,14 @@ type PolicyClaim struct {
 	// Fact: the sentence states a fact the visible results must show (a
 	// flight's status), not a rule; the finding says so.
 	Fact bool `json:"fact,omitempty"`
-	// Denial: the sentence denies what the visible tools provide ("I am
-	// unable to provide your gift card balances" where the user's details
-	// list them). No reading of the policy makes it true: it fails
-	// (vis.contradiction) instead of going to a human.
-	Denial bool `json:"denial,omitempty"`
+	// ContradictsTools: the sentence says what the visible tools
+	// contradict: it denies what they provide ("I am unable to provide
+	// your gift card balances" where the user's details list them) or
+	// offers what none of them does ("give me your email and I can look up
+	// your user id" where users are looked up by id only). No reading of
+	// the policy makes it true: it fails (vis.contradiction) instead of
+	// going to a human.
+	ContradictsTools bool `json:"contradicts_tools,omitempty"`
 	// Transfer: a transfer to a human that follows a reply making this
 	// claim (a human agent said to be able to grant what the policy
 	// denies) carries the offer out, and is ambiguous too.
@@ -1393,7 +1396,7 @@ func (v profileValidator) policyClaims(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "denial", "transfer", "note")
+		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "transfer", "note")
 		if err != nil {
 			return err
 		}
@@ -1417,7 +1420,7 @@ func (v profileValidator) policyClaims(x any) error {
 				}
 			}
 		}
-		for _, k := range []string{"statements", "fact", "denial", "transfer"} {
+		for _, k := range []string{"statements", "fact", "contradicts_tools", "transfer"} {
 			if x, ok := m[k]; ok {
 				if err := v.boolean(key+"."+k, x); err != nil {
 					return err

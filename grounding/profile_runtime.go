@@ -101,7 +101,7 @@ type policyClaimRuntime struct {
 	unlessResult []string
 	unlessAfter  map[string]bool // nil when none
 	statements   bool
-	denial       bool // a fail, not ambiguous
+	againstTools bool // a fail, not ambiguous
 	transfer     bool
 	note         string
 }
@@ -371,8 +371,8 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		if pc.Fact {
 			r.note = "states what no visible tool result shows: " + pc.Note
 		}
-		if pc.Denial {
-			r.note, r.denial = "denies what the tools provide: "+pc.Note, true
+		if pc.ContradictsTools {
+			r.note, r.againstTools = "says what the tools contradict: "+pc.Note, true
 		}
 		if len(pc.With) > 0 {
 			r.with = newPhraseSet(lowerAll(pc.With))
