@@ -67,8 +67,8 @@ func TestCheckCertificate(t *testing.T) {
 
 // TestCheckDelayCertificateOffer: a reply offering the delay certificate
 // before the reservation was changed or cancelled states what the policy
-// does not allow yet; once it was cancelled, or when the reply states the
-// condition, it does not.
+// does not allow yet (a fail: every labelled one failed); once it was
+// cancelled, or when the reply states the condition, it does not.
 func TestCheckDelayCertificateOffer(t *testing.T) {
 	offer := func(cancel bool, reply string) *Trajectory {
 		b := traj("airline").sys(airlinePolicy).
@@ -90,7 +90,7 @@ func TestCheckDelayCertificateOffer(t *testing.T) {
 	const plain = "Since you have travel insurance, I can offer you a $50 certificate for the delayed flight. Would you like me to proceed?"
 	runCheckCases(t, []checkCase{
 		{name: "offered before any change", in: offer(false, plain),
-			msg: 6, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported,
+			msg: 6, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
 			arg: "Since you have travel insurance, I can offer you a $50 certificate for the delayed flight", where: "no change or cancellation was made"},
 		{name: "offered after the cancellation", in: offer(true, plain),
 			msg: 10, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},

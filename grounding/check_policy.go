@@ -945,7 +945,7 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			if field != "content" {
 				a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
 			}
-			if pc.againstTools {
+			if pc.fails {
 				a.Status, a.Reason = StatusContradiction, ReasonContradiction
 				d.Args = append(d.Args, a)
 				sev = sevFail

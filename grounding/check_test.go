@@ -714,14 +714,14 @@ func TestCheckPolicyStatements(t *testing.T) {
 	}
 	runCheckCases(t, []checkCase{
 		{name: "basic economy cannot change passenger names", in: say("Please change the passenger Mei Lee to Mei Garcia.", "Unfortunately, with basic economy reservations, changes to passenger names are not allowed."),
-			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Unfortunately, with basic economy reservations, changes to passenger names are not allowed", where: "can change its passengers"},
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, arg: "Unfortunately, with basic economy reservations, changes to passenger names are not allowed", where: "can change its passengers"},
 		{name: "basic economy cannot upgrade cabin", in: say("Please upgrade me to business.", "Please note that basic economy flights cannot be modified, including cabin upgrades."),
-			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction},
 		{name: "basic economy flights cannot be changed: the policy's rule", in: say("Please move my flight to Friday.", "Basic economy flights cannot be modified, so I cannot change the flight."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "the number of passengers cannot change: the policy's rule", in: say("Please add my son.", "Even on basic economy, the number of passengers cannot be changed."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
-		{name: "compensation offered unasked", in: say("My flight was delayed and I'm frustrated.", "As a gold member, I can offer you a certificate as compensation for the delay."),
+		{name: "compensation offered unasked", in: say("My flight was cancelled and I'm frustrated.", "As a gold member, I can offer you a certificate as compensation for the cancellation."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
 		{name: "compensation dangled before anyone asked", in: say("Why was my flight delayed?", "If you have travel insurance or are a silver/gold member, I might also be able to offer some compensation."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
@@ -738,15 +738,15 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
 			arg: "If you can provide your email address, I can look up your user ID for you", status: StatusContradiction, where: "no tool looks a user up by email"},
 		{name: "the user sent to the airline directly", in: say("Why is HAT039 delayed?", "I don't know why. You may want to check with the airline directly or at the airport."),
-			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "the policy names no other channel"},
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "the policy names no other channel"},
 		{name: "the user sent to the airline's own website for what the tools show", in: say("My flight HAT039 is delayed. What is going on?", "I recommend checking the airline's official website for the most up-to-date information on your flight."),
-			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "names no other channel"},
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "names no other channel"},
 		{name: "a transfer offered for what the agent cannot do, with no exception promised", in: say("I need to cancel just one segment of my trip.", "I can only cancel a whole reservation. I can transfer you to a human agent who may be able to assist you further."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a human agent who may help, after a policy denial", in: say("Please cancel NO6JO3, my plans changed.", "NO6JO3 is not eligible for cancellation under the policy. I recommend contacting a human agent who may be able to assist you further."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I recommend contacting a human agent who may be able to assist you further", where: "no power to grant it"},
 		{name: "several certificates promised for one booking", in: say("I have three certificates. Can I use them for the new flight?", "You can use your certificates and gift cards for the new booking."),
-			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "at most one travel certificate"},
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "at most one travel certificate"},
 		{name: "one certificate for one booking", in: say("I have three certificates. Can I use them for the new flight?", "You can use only one of your certificates for the new booking."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "a human agent offered for changing the number of passengers", in: say("Please remove my son from the reservation.", "I'm unable to remove a passenger from the reservation. You may need to contact a human agent for further assistance."),
@@ -756,7 +756,7 @@ func TestCheckPolicyStatements(t *testing.T) {
 		{name: "a transfer summary asking for an exception", in: traj("airline").sys(airlinePolicy).user("Please cancel my basic economy trip, I changed my mind.").
 			say("Basic economy without insurance cannot be cancelled after 24 hours.").user("Then get me someone who can.").
 			call("transfer_to_human_agents", `{"summary":"User requests a cancellation. Needs assistance beyond policy limitations."}`, "Transfer successful").build(),
-			msg: 4, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Needs assistance beyond policy limitations", where: "not handed over"},
+			msg: 4, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "Needs assistance beyond policy limitations", where: "not handed over"},
 		{name: "a transfer summary for what the tools cannot do", in: traj("airline").sys(airlinePolicy).user("I need to cancel just one segment of my trip.").
 			say("I can only cancel a whole reservation.").user("Then transfer me.").
 			call("transfer_to_human_agents", `{"summary":"User wants to cancel one segment of a round trip; the agent can only cancel whole reservations."}`, "Transfer successful").build(),

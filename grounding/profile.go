@@ -258,6 +258,11 @@ type PolicyClaim struct {
 	// the policy makes it true: it fails (vis.contradiction) instead of
 	// going to a human.
 	ContradictsTools bool `json:"contradicts_tools,omitempty"`
+	// Fails: a sentence making this claim fails (vis.contradiction)
+	// instead of going to a human: for claims careful readers fail
+	// whenever they meet them (a rule the policy plainly contradicts,
+	// stated in a reply), where a queue only delays the same verdict.
+	Fails bool `json:"fails,omitempty"`
 	// Transfer: a transfer to a human that follows a reply making this
 	// claim (a human agent said to be able to grant what the policy
 	// denies) carries the offer out, and is ambiguous too.
@@ -1396,7 +1401,7 @@ func (v profileValidator) policyClaims(x any) error {
 	}
 	for i, r := range a {
 		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "transfer", "note")
+		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "fails", "transfer", "note")
 		if err != nil {
 			return err
 		}
@@ -1420,7 +1425,7 @@ func (v profileValidator) policyClaims(x any) error {
 				}
 			}
 		}
-		for _, k := range []string{"statements", "fact", "contradicts_tools", "transfer"} {
+		for _, k := range []string{"statements", "fact", "contradicts_tools", "fails", "transfer"} {
 			if x, ok := m[k]; ok {
 				if err := v.boolean(key+"."+k, x); err != nil {
 					return err

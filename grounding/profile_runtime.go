@@ -101,7 +101,7 @@ type policyClaimRuntime struct {
 	unlessResult []string
 	unlessAfter  map[string]bool // nil when none
 	statements   bool
-	againstTools bool // a fail, not ambiguous
+	fails        bool // a fail, not ambiguous
 	transfer     bool
 	note         string
 }
@@ -372,8 +372,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			r.note = "states what no visible tool result shows: " + pc.Note
 		}
 		if pc.ContradictsTools {
-			r.note, r.againstTools = "says what the tools contradict: "+pc.Note, true
+			r.note, r.fails = "says what the tools contradict: "+pc.Note, true
 		}
+		r.fails = r.fails || pc.Fails
 		if len(pc.With) > 0 {
 			r.with = newPhraseSet(lowerAll(pc.With))
 		}
