@@ -737,6 +737,8 @@ func TestCheckPolicyStatements(t *testing.T) {
 		{name: "a lookup by email no tool makes, offered", in: say("I don't have my user id.", "No problem! If you can provide your email address, I can look up your user ID for you."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
 			arg: "If you can provide your email address, I can look up your user ID for you", status: StatusContradiction, where: "no tool looks a user up by email"},
+		{name: "the user sent to their email for a reservation id", in: say("I am mia_li_3668 and I want to cancel a trip, but I don't have the reservation id.", "Please check your email or account for the reservation id, and once you have it, I can assist you further."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "list the user's reservation ids"},
 		{name: "the user sent to the airline directly", in: say("Why is HAT039 delayed?", "I don't know why. You may want to check with the airline directly or at the airport."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "the policy names no other channel"},
 		{name: "the user sent to the airline's own website for what the tools show", in: say("My flight HAT039 is delayed. What is going on?", "I recommend checking the airline's official website for the most up-to-date information on your flight."),
