@@ -41,22 +41,7 @@ func TestRealAirlineLabels(t *testing.T) {
 	if err := json.Unmarshal(raw, &lf); err != nil {
 		t.Fatalf("labels: %v", err)
 	}
-	type key struct {
-		traj      string
-		msg, call int
-	}
-	results := map[key]DecisionResult{}
-	audit := NewAudit()
-	for tr, err := range Read(f, tauAirline, FormatAuto) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := Check(tr, nil)
-		audit.Add(r)
-		for _, d := range r.Decisions {
-			results[key{tr.ID, d.Message, d.Call}] = d
-		}
-	}
+	results, audit := checkLog(t, f, tauAirline)
 	// Held-out labels were made after the rules were frozen; their figures
 	// are reported, not gated on. One rule came after them (checkReport,
 	// engine 1.1.0), made for the one false approval they showed (task 32
@@ -120,40 +105,17 @@ func TestRealAirlineLabels(t *testing.T) {
 	// unchanged). Engine 1.2.15's certificate rule was written for the same
 	// class found by an earlier blind set that was lost before it landed,
 	// before set 9's results came; 1.2.16's "the airline directly" after.
+	// Set 10 (tau-airline-heldout10.json) was labelled blind on engine
+	// 1.2.16: 6 false approvals of 54 then (an offer to look the user up
+	// by email, which no tool does; a user id taken from an email
+	// address's name; a one-passenger cabin upgrade; the user sent to
+	// insurance providers; an upgrade said to make a cancellation
+	// possible, with a misstated booking time; a payment rule the policy
+	// does not have). Engines 1.2.17, 1.2.18 and 1.2.21 were written after
+	// it for the first four.
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
-		raw, err := os.ReadFile(hf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var held labelFile
-		if err := json.Unmarshal(raw, &held); err != nil {
-			t.Fatalf("held-out labels %s: %v", hf, err)
-		}
-		var fa, hauto, hagree int
-		for _, l := range held.Labels {
-			call := -1
-			if l.Call != nil {
-				call = *l.Call
-			}
-			d, ok := results[key{l.Trajectory, l.Message, call}]
-			if !ok {
-				t.Errorf("held-out label %s message %d call %d: no such decision", l.Trajectory, l.Message, call)
-				continue
-			}
-			if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
-				fa++
-				t.Logf("held-out false approval (%s): %s message %d call %d: %s", filepath.Base(hf), l.Trajectory, l.Message, call, l.Reason)
-			}
-			if d.Verdict != VerdictAmbiguous {
-				hauto++
-				if d.Verdict == l.Verdict {
-					hagree++
-				}
-			}
-		}
-		t.Logf("held-out labels %s: %d decisions, false approvals %d, automatically decided %d, agreement %d/%d",
-			filepath.Base(hf), len(held.Labels), fa, hauto, hagree, hauto)
+		heldOut(t, results, hf)
 	}
 	var falseApprovals, auto, agree, tp, fp, fn int
 	for _, l := range lf.Labels {
@@ -161,7 +123,7 @@ func TestRealAirlineLabels(t *testing.T) {
 		if l.Call != nil {
 			call = *l.Call
 		}
-		d, ok := results[key{l.Trajectory, l.Message, call}]
+		d, ok := results[labelKey{l.Trajectory, l.Message, call}]
 		if !ok {
 			t.Errorf("label %s message %d call %d: no such decision", l.Trajectory, l.Message, call)
 			continue
@@ -209,4 +171,94 @@ func TestRealAirlineLabels(t *testing.T) {
 	if ratio(agree, auto) < 0.90 {
 		t.Errorf("agreement %.3f on automatically decided labels, want at least 0.90", ratio(agree, auto))
 	}
+}
+
+// labelKey names a decision as the label files do (call -1: a reply).
+type labelKey struct {
+	traj      string
+	msg, call int
+}
+
+// checkLog runs the engine on every trajectory of a real log.
+func checkLog(t *testing.T, f *os.File, name string) (map[labelKey]DecisionResult, *Audit) {
+	t.Helper()
+	results := map[labelKey]DecisionResult{}
+	audit := NewAudit()
+	for tr, err := range Read(f, name, FormatAuto) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Check(tr, nil)
+		audit.Add(r)
+		for _, d := range r.Decisions {
+			results[labelKey{tr.ID, d.Message, d.Call}] = d
+		}
+	}
+	return results, audit
+}
+
+// heldOut reports a held-out label file's figures against the engine's
+// results: false approvals (each logged), decisions decided automatically
+// and the agreement among those. They are reported, not gated on.
+func heldOut(t *testing.T, results map[labelKey]DecisionResult, file string) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held labelFile
+	if err := json.Unmarshal(raw, &held); err != nil {
+		t.Fatalf("held-out labels %s: %v", file, err)
+	}
+	var fa, auto, agree int
+	for _, l := range held.Labels {
+		call := -1
+		if l.Call != nil {
+			call = *l.Call
+		}
+		d, ok := results[labelKey{l.Trajectory, l.Message, call}]
+		if !ok {
+			t.Errorf("held-out label %s message %d call %d: no such decision", l.Trajectory, l.Message, call)
+			continue
+		}
+		if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
+			fa++
+			t.Logf("held-out false approval (%s): %s message %d call %d: %s", filepath.Base(file), l.Trajectory, l.Message, call, l.Reason)
+		}
+		if d.Verdict != VerdictAmbiguous {
+			auto++
+			if d.Verdict == l.Verdict {
+				agree++
+			}
+		}
+	}
+	t.Logf("held-out labels %s: %d decisions, false approvals %d, automatically decided %d, agreement %d/%d",
+		filepath.Base(file), len(held.Labels), fa, auto, agree, auto)
+}
+
+// tauRetail is the real τ-bench retail log (grok-3), shared data like
+// tauAirline.
+const tauRetail = "../../shared/realdata/tau-bench-retail/tau_bench/tool-calling-grok-3-0.0_range_0--1_user-grok-3-llm_0921131646.json"
+
+// TestRealRetailLabels reports the retail label files' figures
+// (testdata/labels/tau-retail-heldout*.json, labelled blind) and the
+// whole retail file's automatic-decision rate. The labels measure the
+// engine on a second domain; like the airline held-out sets, they are
+// reported, not gated on.
+func TestRealRetailLabels(t *testing.T) {
+	files, _ := filepath.Glob("testdata/labels/tau-retail-heldout*.json")
+	if len(files) == 0 {
+		t.Skip("no retail label files")
+	}
+	f, err := os.Open(tauRetail)
+	if err != nil {
+		t.Skipf("real τ-bench retail log not available (%v); labels need ../shared/realdata", err)
+	}
+	defer f.Close()
+	results, audit := checkLog(t, f, tauRetail)
+	for _, file := range files {
+		heldOut(t, results, file)
+	}
+	t.Logf("whole retail file: %d trajectories, %d decisions, automatically decided %.1f%%",
+		audit.Trajectories, audit.Decisions, 100*audit.AutoDecidedShare)
 }
