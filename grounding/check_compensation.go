@@ -34,10 +34,13 @@ type compRecord struct {
 }
 
 // compensation checks a call's amount against the policy's compensations
-// (see CompensationRule). With ok, either the amount is derived (f, pol
-// nil) or pol is the policy finding that makes the call ambiguous (the
-// amount is then checked as any other). ok is false when the rule says
-// nothing: the call names no owner, or no record of the owner is visible.
+// (see CompensationRule). With ok: f is the amount's finding when a case
+// and a record give it (derived, its arithmetic), else f.status is ""
+// and the amount is checked as any other; pol, when not nil, is the
+// policy finding that makes the call ambiguous or failed (a case whose
+// change or eligibility is missing, or no case), on the path "policy",
+// citing the record. ok is false when the rule says nothing: the call
+// names no owner, or no record of the owner is visible.
 func (c *checker) compensation(r *compensationRuntime, args string, amount float64, msg int) (f finding, pol *ArgEvidence, ok bool) {
 	call := record(args)
 	owner, found := call.str(r.Owner)
@@ -50,6 +53,8 @@ func (c *checker) compensation(r *compensationRuntime, args string, amount float
 	}
 	recs = c.namedRecords(recs, msg)
 	unmet, contradicted := "", false
+	var fit finding // the amount's derivation by the first unmet case
+	fitID, fitMsg := "", -1
 	for _, rc := range recs {
 		for k := range r.Cases {
 			cs := &r.Cases[k]
@@ -72,6 +77,10 @@ func (c *checker) compensation(r *compensationRuntime, args string, amount float
 			if unmet != "" {
 				continue
 			}
+			fit = finding{status: StatusDerived, reason: ReasonDerived, ev: nowhere(), ent: -1}
+			fit.ev.Found, fit.ev.Derivation = "derived", sum
+			fit.ev.Note = "the policy's compensation for " + cs.Name + ": " + where + " (its conditions: see policy)"
+			fitID, fitMsg = rc.id, rc.msg
 			unmet = sum + " is the policy's compensation for " + cs.Name + " (" + where + "), but "
 			switch {
 			case !elig:
@@ -102,14 +111,19 @@ func (c *checker) compensation(r *compensationRuntime, args string, amount float
 	if r.Rule != "" {
 		note += "; the policy: " + r.Rule
 	}
-	pol = &ArgEvidence{Path: "policy", Value: c.vals.quote(owner), Role: RoleFreeText,
-		Status: StatusUnsupported, Reason: ReasonUnsupported, Where: againstPolicy(note)}
+	ev := againstPolicy(note)
+	val := formatAmount(amount)
+	if fitMsg >= 0 {
+		ev.Record, val = c.recordRef(fitID, fitMsg), fitID
+	}
+	pol = &ArgEvidence{Path: "policy", Value: c.vals.quote(val), Role: RoleFreeText,
+		Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev}
 	if contradicted {
 		// The records say the customer is not eligible: no reading of
 		// the policy grants it.
 		pol.Status, pol.Reason = StatusContradiction, ReasonContradiction
 	}
-	return finding{}, pol, true
+	return fit, pol, true
 }
 
 // ownerRecords are the latest visible records before msg, by Record id,

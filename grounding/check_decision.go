@@ -535,11 +535,13 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 			if l.kind == 'n' && len(c.rt.compensations) > 0 {
 				if r := c.compensationFor(call.Name, l.npath); r != nil {
 					if cf, pol, ok := c.compensation(r, args, l.f, msg); ok {
-						if pol == nil {
+						if pol != nil {
+							policy = append(policy, *pol)
+						}
+						if cf.status != "" {
 							f = cf
 							break
 						}
-						policy = append(policy, *pol)
 					}
 				}
 			}
