@@ -13,7 +13,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.22"
+const EngineVersion = "1.2.23"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -152,8 +152,9 @@ type ArgEvidence struct {
 
 // Evidence says where a value was found.
 type Evidence struct {
-	// Found: "visible", "schema", "derived", "hidden", "nowhere", or
-	// "policy" (a policy rule's finding, Note says what).
+	// Found: "visible", "schema", "derived", "hidden", "nowhere",
+	// "policy" (a policy rule's finding, Note says what) or "tools" (a
+	// statement the visible tools contradict, Note says how).
 	Found string `json:"found"`
 	// Message is the visible message index (-1 when none).
 	Message int `json:"message"`
@@ -227,6 +228,8 @@ func (e Evidence) String() string {
 		b.WriteString("not found anywhere")
 	case e.Found == "policy":
 		b.WriteString("against the policy")
+	case e.Found == "tools":
+		b.WriteString("contradicted by the visible tools")
 	default:
 		b.WriteString(e.Found)
 	}

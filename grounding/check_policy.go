@@ -939,6 +939,9 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			}
 			a := c.unsupportedSpan(s0, text[s0:end], pc.note)
 			a.Where.Found = "policy"
+			if pc.tools {
+				a.Where.Found = "tools"
+			}
 			if pc.transfer && field == "content" {
 				c.offerMsg, c.offerNote = msg, strings.TrimPrefix(pc.note, "states a rule the policy contradicts: ")
 			}

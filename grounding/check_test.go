@@ -733,7 +733,7 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "I can transfer you to a human agent who might have more flexibility in handling your request", where: "no power to make exceptions"},
 		{name: "a balance the user's details list, denied", in: say("What is the total balance of my gift cards?", "I'm unable to provide information about the total balance of your gift cards. You may want to check your user profile."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
-			arg: "I'm unable to provide information about the total balance of your gift cards", status: StatusContradiction, where: "says what the tools contradict"},
+			arg: "I'm unable to provide information about the total balance of your gift cards", status: StatusContradiction, where: "contradicted by the visible tools; the user's details"},
 		{name: "a lookup by email no tool makes, offered", in: say("I don't have my user id.", "No problem! If you can provide your email address, I can look up your user ID for you."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
 			arg: "If you can provide your email address, I can look up your user ID for you", status: StatusContradiction, where: "no tool looks a user up by email"},

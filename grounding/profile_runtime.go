@@ -102,6 +102,7 @@ type policyClaimRuntime struct {
 	unlessAfter  map[string]bool // nil when none
 	statements   bool
 	fails        bool // a fail, not ambiguous
+	tools        bool // the tools, not the policy, contradict it
 	transfer     bool
 	note         string
 }
@@ -372,7 +373,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			r.note = "states what no visible tool result shows: " + pc.Note
 		}
 		if pc.ContradictsTools {
-			r.note, r.fails = "says what the tools contradict: "+pc.Note, true
+			r.note, r.fails, r.tools = pc.Note, true, true
 		}
 		r.fails = r.fails || pc.Fails
 		if len(pc.With) > 0 {
