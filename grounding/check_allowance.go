@@ -245,18 +245,26 @@ func arrayLen(s string) (int, bool) {
 		return 0, false
 	}
 	n := 0
-	for i := skipSpace(s, 1); i < len(s) && s[i] != ']'; {
+	i := skipSpace(s, 1)
+	for i < len(s) && s[i] != ']' {
 		end := valueEnd(s, i)
-		if end < 0 {
+		if end <= i {
 			return 0, false
 		}
 		n++
 		i = skipSpace(s, end)
-		if i < len(s) && s[i] == ',' {
+		switch {
+		case i < len(s) && s[i] == ',':
 			i = skipSpace(s, i+1)
+		case i < len(s) && s[i] == ']':
+		default:
+			// Not an array of values ("[\"a\": 1}]", cut text): a
+			// separator other than a comma would stop the walk where it
+			// stands.
+			return 0, false
 		}
 	}
-	return n, true
+	return n, i < len(s)
 }
 
 // allowanceClaims checks the allowances a reply states ("as a gold member

@@ -103,3 +103,27 @@ func TestCheckDelayCertificateOffer(t *testing.T) {
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
 }
+
+// TestArrayLen counts a record's array items as written, and refuses text
+// that is not an array of values instead of walking it forever (the fuzz
+// test found a passengers list written with a key and no brace).
+func TestArrayLen(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		n  int
+		ok bool
+	}{
+		{`[]`, 0, true},
+		{`[ ]`, 0, true},
+		{`[{"a": 1}, {"b": [2, 3]}]`, 2, true},
+		{`["x", "y,z", 3]`, 3, true},
+		{`["first_name": "Mia", "dob": "1990"}]`, 0, false},
+		{`[1, 2`, 0, false},
+		{`{"a": 1}`, 0, false},
+	} {
+		n, ok := arrayLen(tt.in)
+		if n != tt.n || ok != tt.ok {
+			t.Errorf("arrayLen(%s) = %d, %v; want %d, %v", tt.in, n, ok, tt.n, tt.ok)
+		}
+	}
+}
