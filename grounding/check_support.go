@@ -170,7 +170,7 @@ func (c *checker) weakNumber(v float64) bool {
 
 // identSupport checks an identifier-like value (also the fallback role).
 func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *callInfo, msg int, inText bool) finding {
-	var kbuf [3]string
+	var kbuf [4]string
 	keys := kbuf[:0]
 	switch l.kind {
 	case 'n':
@@ -189,6 +189,11 @@ func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *
 			return finding{status: StatusWeak, reason: ReasonWeak, sev: sevAmbiguous, ev: nowhere(), ent: -1}
 		}
 		keys = append(keys, sk)
+		// An order number written with its "#" ("#W8665881") is the one
+		// a user types without it.
+		if t := strings.TrimSpace(l.s); len(t) > 3 && t[0] == '#' && idByte(t[1]) {
+			keys = append(keys, c.stringKeyCut(t[1:]))
+		}
 		if onlyDigits(strings.TrimSpace(l.s)) {
 			if f, ok := parseNumber(strings.TrimSpace(l.s)); ok {
 				if c.weakNumber(f) {

@@ -977,3 +977,19 @@ func TestCheckIDFromEmail(t *testing.T) {
 			msg: 2, call: 0, verdict: VerdictPass, absent: ReasonWeak, arg: "user_id", status: StatusLiteral},
 	})
 }
+
+// TestCheckOrderNumberHash: an order id written with its "#" is the one
+// the user typed without it (retail: "W6908222" → "#W6908222").
+func TestCheckOrderNumberHash(t *testing.T) {
+	lookup := `{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`
+	runCheckCases(t, []checkCase{
+		{name: "typed without the hash", in: traj("generic").tool("get_order_details", lookup).
+			user("The reference number I have for this order is W6908222.").
+			call("get_order_details", `{"order_id":"#W6908222"}`, `{"order_id":"#W6908222","status":"delivered"}`).build(),
+			msg: 1, call: 0, verdict: VerdictPass, arg: "order_id", status: StatusNormalized},
+		{name: "another number", in: traj("generic").tool("get_order_details", lookup).
+			user("The reference number I have for this order is W6908223.").
+			call("get_order_details", `{"order_id":"#W6908222"}`, `{"order_id":"#W6908222","status":"delivered"}`).build(),
+			msg: 1, call: 0, verdict: VerdictFail, arg: "order_id", status: StatusUnsupported},
+	})
+}
