@@ -64,7 +64,9 @@ func (c *checker) compensation(r *compensationRuntime, args string, amount float
 			sum := formatAmount(cs.Unit) + " × " + countOf(rc.heads, r.Per) + " = " + formatAmount(amount)
 			where := r.Record + " " + rc.id + " at message " + strconv.Itoa(rc.msg)
 			elig, why, seenAll := c.eligible(r, rc, owner, msg)
-			after := len(cs.After) == 0 || c.changedBefore(r, cs.After, rc.id, msg)
+			after := len(cs.After) == 0 || c.succeededBefore(msg, func(n, args string) bool {
+				return slices.Contains(cs.After, n) && record(args).is(r.Record, rc.id)
+			})
 			if elig && after {
 				ev := nowhere()
 				ev.Found, ev.Derivation = "derived", sum
@@ -204,24 +206,6 @@ func (c *checker) eligible(r *compensationRuntime, rc compRecord, owner string, 
 		why += ", and none of these is visible"
 	}
 	return false, why, len(seen) == len(r.Eligible)
-}
-
-// changedBefore reports whether a call to one of tools on the record id
-// succeeded before msg.
-func (c *checker) changedBefore(r *compensationRuntime, tools []string, id string, msg int) bool {
-	for k := range c.calls {
-		ci := &c.calls[k]
-		if ci.msg >= msg {
-			break
-		}
-		if ci.err || ci.obs < 0 || ci.obs >= msg || !slices.Contains(tools, c.t.Messages[ci.msg].ToolCalls[ci.call].Name) {
-			continue
-		}
-		if record(ci.args).is(r.Record, id) {
-			return true
-		}
-	}
-	return false
 }
 
 // sameAmount compares amounts to the cent.

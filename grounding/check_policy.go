@@ -894,7 +894,7 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {
 			continue
 		}
-		if pc.unlessAfter != nil && c.anySucceededBefore(pc.unlessAfter, msg) {
+		if pc.unlessAfter != nil && c.succeededBefore(msg, func(n, _ string) bool { return pc.unlessAfter[n] }) {
 			continue
 		}
 		if (pc.with != nil || pc.withUser != nil) && !c.claimContext(pc, low, msg) {
@@ -959,19 +959,4 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 		}
 	}
 	return sev
-}
-
-// anySucceededBefore reports whether a call to one of tools ran without
-// error before msg (see succeededBefore).
-func (c *checker) anySucceededBefore(tools map[string]bool, msg int) bool {
-	for k := range c.calls {
-		ci := &c.calls[k]
-		if ci.msg >= msg {
-			break
-		}
-		if !ci.err && ci.obs >= 0 && ci.obs < msg && tools[c.t.Messages[ci.msg].ToolCalls[ci.call].Name] {
-			return true
-		}
-	}
-	return false
 }

@@ -367,7 +367,7 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 				if named == "" {
 					named = w
 				}
-				if c.succeededBefore(name, msg) {
+				if c.succeededBefore(msg, func(n string, _ string) bool { return n == name }) {
 					done = true
 				}
 			}
@@ -645,14 +645,17 @@ func doneAt(low string, k int, v string) bool {
 	return false
 }
 
-// succeededBefore reports whether a call to tool ran without error before msg.
-func (c *checker) succeededBefore(tool string, msg int) bool {
+// succeededBefore reports whether a call that ran without error, and whose
+// observation came back, happened before msg and satisfies match (given the
+// tool's name and the decoded arguments). changedBefore, anySucceededBefore
+// and the "reports an action as done" rule all ask this one question.
+func (c *checker) succeededBefore(msg int, match func(name, args string) bool) bool {
 	for k := range c.calls {
 		ci := &c.calls[k]
 		if ci.msg >= msg {
 			break
 		}
-		if !ci.err && ci.obs >= 0 && ci.obs < msg && c.t.Messages[ci.msg].ToolCalls[ci.call].Name == tool {
+		if !ci.err && ci.obs >= 0 && ci.obs < msg && match(c.t.Messages[ci.msg].ToolCalls[ci.call].Name, ci.args) {
 			return true
 		}
 	}
