@@ -659,6 +659,83 @@ func (v profileValidator) boolean(key string, x any) error {
 	return nil
 }
 
+// objects walks x, an optional array of objects whose keys are all
+// allowed, calling each with the element's key ("name[i]") and its object.
+// A nil x (the key is absent) is valid.
+func (v profileValidator) objects(key string, x any, each func(key string, m map[string]any) error, allowed ...string) error {
+	if x == nil {
+		return nil
+	}
+	a, ok := x.([]any)
+	if !ok {
+		return v.fail(key, "must be an array, not %s", jsonTypeName(x))
+	}
+	for i, r := range a {
+		k := fmt.Sprintf("%s[%d]", key, i)
+		m, err := v.object(k, r, allowed...)
+		if err != nil {
+			return err
+		}
+		if err := each(k, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// requiredStrings checks that each of names is in m as a non-empty string.
+func (v profileValidator) requiredStrings(key string, m map[string]any, names ...string) error {
+	for _, k := range names {
+		x, ok := m[k]
+		if !ok {
+			return v.fail(key+"."+k, "is required")
+		}
+		if s, err := v.str(key+"."+k, x); err != nil {
+			return err
+		} else if s == "" {
+			return v.fail(key+"."+k, "must not be empty")
+		}
+	}
+	return nil
+}
+
+// optional checks with check each of names that m holds.
+func (v profileValidator) optional(key string, m map[string]any, check func(key string, x any) error, names ...string) error {
+	for _, k := range names {
+		if x, ok := m[k]; ok {
+			if err := check(key+"."+k, x); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isStr and isStrings adapt str and strings to optional's check.
+func (v profileValidator) isStr(key string, x any) error {
+	_, err := v.str(key, x)
+	return err
+}
+
+func (v profileValidator) isStrings(key string, x any) error {
+	_, err := v.strings(key, x)
+	return err
+}
+
+// toolList checks m's required, non-empty "tools" list.
+func (v profileValidator) toolList(key string, m map[string]any) error {
+	x, ok := m["tools"]
+	if !ok {
+		return v.fail(key+".tools", "is required")
+	}
+	if ts, err := v.strings(key+".tools", x); err != nil {
+		return err
+	} else if len(ts) == 0 {
+		return v.fail(key+".tools", "must not be empty")
+	}
+	return nil
+}
+
 func jsonTypeName(x any) string {
 	switch x.(type) {
 	case nil:
@@ -1106,19 +1183,7 @@ func splitPattern(p string) []string {
 
 // conditions checks workflow.conditions (nil when absent).
 func (v profileValidator) conditions(x any) error {
-	if x == nil {
-		return nil
-	}
-	a, ok := x.([]any)
-	if !ok {
-		return v.fail("workflow.conditions", "must be an array of rules, not %s", jsonTypeName(x))
-	}
-	for i, r := range a {
-		key := fmt.Sprintf("workflow.conditions[%d]", i)
-		rm, err := v.object(key, r, "tools", "arg", "rule", "within", "allow", "claims", "unless_past", "route")
-		if err != nil {
-			return err
-		}
+	return v.objects("workflow.conditions", x, func(key string, rm map[string]any) error {
 		if x, ok := rm["route"]; ok {
 			ro, err := v.object(key+".route", x, "flights", "origin", "destination", "trip")
 			if err != nil {
@@ -1127,12 +1192,8 @@ func (v profileValidator) conditions(x any) error {
 			if _, ok := ro["flights"]; !ok {
 				return v.fail(key+".route.flights", "is required")
 			}
-			for _, k := range []string{"flights", "origin", "destination", "trip"} {
-				if x, ok := ro[k]; ok {
-					if _, err := v.str(key+".route."+k, x); err != nil {
-						return err
-					}
-				}
+			if err := v.optional(key+".route", ro, v.isStr, "flights", "origin", "destination", "trip"); err != nil {
+				return err
 			}
 		}
 		for _, req := range []string{"tools", "arg"} {
@@ -1140,18 +1201,11 @@ func (v profileValidator) conditions(x any) error {
 				return v.fail(key+"."+req, "is required")
 			}
 		}
-		if _, err := v.strings(key+".tools", rm["tools"]); err != nil {
+		if err := v.optional(key, rm, v.isStrings, "tools"); err != nil {
 			return err
 		}
-		if _, err := v.str(key+".arg", rm["arg"]); err != nil {
+		if err := v.optional(key, rm, v.isStr, "arg", "rule", "unless_past"); err != nil {
 			return err
-		}
-		for _, k := range []string{"rule", "unless_past"} {
-			if x, ok := rm[k]; ok {
-				if _, err := v.str(key+"."+k, x); err != nil {
-					return err
-				}
-			}
 		}
 		if x, ok := rm["within"]; ok {
 			wm, err := v.object(key+".within", x, "field", "hours")
@@ -1171,97 +1225,43 @@ func (v profileValidator) conditions(x any) error {
 			if err != nil {
 				return err
 			}
-			for _, k := range []string{"allowed", "denied"} {
-				if x, ok := cm[k]; ok {
-					if _, err := v.strings(key+".claims."+k, x); err != nil {
-						return err
-					}
-				}
+			if err := v.optional(key+".claims", cm, v.isStrings, "allowed", "denied"); err != nil {
+				return err
 			}
 		}
-		if x, ok := rm["allow"]; ok {
-			al, ok := x.([]any)
-			if !ok {
-				return v.fail(key+".allow", "must be an array, not %s", jsonTypeName(x))
+		return v.objects(key+".allow", rm["allow"], func(ak string, am map[string]any) error {
+			if _, ok := am["field"]; !ok {
+				if _, ok := am["user_words"]; !ok {
+					return v.fail(ak, "needs field or user_words")
+				}
 			}
-			for j, w := range al {
-				ak := fmt.Sprintf("%s.allow[%d]", key, j)
-				am, err := v.object(ak, w, "field", "values", "user_words")
-				if err != nil {
+			if x, ok := am["field"]; ok {
+				if _, err := v.str(ak+".field", x); err != nil {
 					return err
 				}
-				if _, ok := am["field"]; !ok {
-					if _, ok := am["user_words"]; !ok {
-						return v.fail(ak, "needs field or user_words")
-					}
-				}
-				if x, ok := am["field"]; ok {
-					if _, err := v.str(ak+".field", x); err != nil {
-						return err
-					}
-					if _, ok := am["values"]; !ok {
-						return v.fail(ak+".values", "is required with field")
-					}
-				}
-				for _, k := range []string{"values", "user_words"} {
-					if x, ok := am[k]; ok {
-						if _, err := v.strings(ak+"."+k, x); err != nil {
-							return err
-						}
-					}
+				if _, ok := am["values"]; !ok {
+					return v.fail(ak+".values", "is required with field")
 				}
 			}
-		}
-	}
-	return nil
+			return v.optional(ak, am, v.isStrings, "values", "user_words")
+		}, "field", "values", "user_words")
+	}, "tools", "arg", "rule", "within", "allow", "claims", "unless_past", "route")
 }
 
 // allowances checks allowances (nil when absent).
 func (v profileValidator) allowances(x any) error {
-	if x == nil {
-		return nil
-	}
-	a, ok := x.([]any)
-	if !ok {
-		return v.fail("allowances", "must be an array, not %s", jsonTypeName(x))
-	}
-	for i, r := range a {
-		key := fmt.Sprintf("allowances[%d]", i)
-		m, err := v.object(key, r, "tools", "total", "charged", "record", "per", "class", "tier_of", "tier", "free", "rule", "items")
-		if err != nil {
+	return v.objects("allowances", x, func(key string, m map[string]any) error {
+		if err := v.toolList(key, m); err != nil {
 			return err
 		}
-		tools, ok := m["tools"]
-		if !ok {
-			return v.fail(key+".tools", "is required")
-		}
-		if ts, err := v.strings(key+".tools", tools); err != nil {
+		if err := v.requiredStrings(key, m, "total", "charged", "per", "class", "tier_of", "tier"); err != nil {
 			return err
-		} else if len(ts) == 0 {
-			return v.fail(key+".tools", "must not be empty")
 		}
-		for _, k := range []string{"total", "charged", "per", "class", "tier_of", "tier"} {
-			x, ok := m[k]
-			if !ok {
-				return v.fail(key+"."+k, "is required")
-			}
-			if s, err := v.str(key+"."+k, x); err != nil {
-				return err
-			} else if s == "" {
-				return v.fail(key+"."+k, "must not be empty")
-			}
+		if err := v.optional(key, m, v.isStr, "record", "rule"); err != nil {
+			return err
 		}
-		for _, k := range []string{"record", "rule"} {
-			if x, ok := m[k]; ok {
-				if _, err := v.str(key+"."+k, x); err != nil {
-					return err
-				}
-			}
-		}
-		if x, ok := m["items"]; ok {
-			if _, err := v.strings(key+".items", x); err != nil {
-				return err
-			}
+		if err := v.optional(key, m, v.isStrings, "items"); err != nil {
+			return err
 		}
 		if _, ok := m["free"]; !ok {
 			return v.fail(key+".free", "is required")
@@ -1287,124 +1287,63 @@ func (v profileValidator) allowances(x any) error {
 				}
 			}
 		}
-	}
-	return nil
+		return nil
+	}, "tools", "total", "charged", "record", "per", "class", "tier_of", "tier", "free", "rule", "items")
 }
 
 // compensations checks compensations (nil when absent).
 func (v profileValidator) compensations(x any) error {
-	if x == nil {
-		return nil
-	}
-	a, ok := x.([]any)
-	if !ok {
-		return v.fail("compensations", "must be an array, not %s", jsonTypeName(x))
-	}
-	for i, r := range a {
-		key := fmt.Sprintf("compensations[%d]", i)
-		m, err := v.object(key, r, "tools", "amount", "owner", "record", "per", "cases", "eligible", "rule")
-		if err != nil {
+	return v.objects("compensations", x, func(key string, m map[string]any) error {
+		if err := v.toolList(key, m); err != nil {
 			return err
 		}
-		if _, ok := m["tools"]; !ok {
-			return v.fail(key+".tools", "is required")
-		}
-		if ts, err := v.strings(key+".tools", m["tools"]); err != nil {
+		if err := v.requiredStrings(key, m, "amount", "owner", "record", "per"); err != nil {
 			return err
-		} else if len(ts) == 0 {
-			return v.fail(key+".tools", "must not be empty")
 		}
-		for _, k := range []string{"amount", "owner", "record", "per"} {
-			x, ok := m[k]
-			if !ok {
-				return v.fail(key+"."+k, "is required")
-			}
-			if s, err := v.str(key+"."+k, x); err != nil {
-				return err
-			} else if s == "" {
-				return v.fail(key+"."+k, "must not be empty")
-			}
+		if err := v.optional(key, m, v.isStr, "rule"); err != nil {
+			return err
 		}
-		if x, ok := m["rule"]; ok {
-			if _, err := v.str(key+".rule", x); err != nil {
-				return err
-			}
-		}
-		cases, ok := m["cases"].([]any)
-		if !ok || len(cases) == 0 {
+		if cases, ok := m["cases"].([]any); !ok || len(cases) == 0 {
 			return v.fail(key+".cases", "must be a non-empty array of cases")
 		}
-		for j, cx := range cases {
-			ck := fmt.Sprintf("%s.cases[%d]", key, j)
-			cm, err := v.object(ck, cx, "name", "unit", "after")
-			if err != nil {
+		err := v.objects(key+".cases", m["cases"], func(ck string, cm map[string]any) error {
+			if err := v.requiredStrings(ck, cm, "name"); err != nil {
 				return err
-			}
-			if s, err := v.str(ck+".name", cm["name"]); err != nil {
-				return err
-			} else if s == "" {
-				return v.fail(ck+".name", "must not be empty")
 			}
 			num, ok := cm["unit"].(json.Number)
 			f, err := num.Float64()
 			if !ok || err != nil || f <= 0 {
 				return v.fail(ck+".unit", "must be a positive amount per head")
 			}
-			if x, ok := cm["after"]; ok {
-				if _, err := v.strings(ck+".after", x); err != nil {
-					return err
-				}
-			}
+			return v.optional(ck, cm, v.isStrings, "after")
+		}, "name", "unit", "after")
+		if err != nil {
+			return err
 		}
-		if x, ok := m["eligible"]; ok {
-			el, ok := x.([]any)
-			if !ok {
-				return v.fail(key+".eligible", "must be an array, not %s", jsonTypeName(x))
+		return v.objects(key+".eligible", m["eligible"], func(ek string, em map[string]any) error {
+			if err := v.requiredStrings(ek, em, "field"); err != nil {
+				return err
 			}
-			for j, ex := range el {
-				ek := fmt.Sprintf("%s.eligible[%d]", key, j)
-				em, err := v.object(ek, ex, "field", "of", "values")
-				if err != nil {
+			if x, ok := em["of"]; ok {
+				if s, err := v.str(ek+".of", x); err != nil {
 					return err
-				}
-				if s, err := v.str(ek+".field", em["field"]); err != nil {
-					return err
-				} else if s == "" {
-					return v.fail(ek+".field", "must not be empty")
-				}
-				if x, ok := em["of"]; ok {
-					if s, err := v.str(ek+".of", x); err != nil {
-						return err
-					} else if s != "record" && s != "owner" {
-						return v.fail(ek+".of", "must be \"record\" or \"owner\", not %q", s)
-					}
-				}
-				if vs, err := v.strings(ek+".values", em["values"]); err != nil {
-					return err
-				} else if len(vs) == 0 {
-					return v.fail(ek+".values", "must not be empty")
+				} else if s != "record" && s != "owner" {
+					return v.fail(ek+".of", "must be \"record\" or \"owner\", not %q", s)
 				}
 			}
-		}
-	}
-	return nil
+			if vs, err := v.strings(ek+".values", em["values"]); err != nil {
+				return err
+			} else if len(vs) == 0 {
+				return v.fail(ek+".values", "must not be empty")
+			}
+			return nil
+		}, "field", "of", "values")
+	}, "tools", "amount", "owner", "record", "per", "cases", "eligible", "rule")
 }
 
 // policyClaims checks policy_claims (nil when absent).
 func (v profileValidator) policyClaims(x any) error {
-	if x == nil {
-		return nil
-	}
-	a, ok := x.([]any)
-	if !ok {
-		return v.fail("policy_claims", "must be an array, not %s", jsonTypeName(x))
-	}
-	for i, r := range a {
-		key := fmt.Sprintf("policy_claims[%d]", i)
-		m, err := v.object(key, r, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "fails", "transfer", "note")
-		if err != nil {
-			return err
-		}
+	return v.objects("policy_claims", x, func(key string, m map[string]any) error {
 		all, ok := m["all"].([]any)
 		if !ok || len(all) == 0 {
 			return v.fail(key+".all", "must be a non-empty array of phrase lists")
@@ -1418,23 +1357,13 @@ func (v profileValidator) policyClaims(x any) error {
 				return v.fail(fmt.Sprintf("%s.all[%d]", key, j), "must not be empty")
 			}
 		}
-		for _, k := range []string{"unless", "unless_user", "with", "with_user", "unless_result", "unless_after"} {
-			if x, ok := m[k]; ok {
-				if _, err := v.strings(key+"."+k, x); err != nil {
-					return err
-				}
-			}
-		}
-		for _, k := range []string{"statements", "fact", "contradicts_tools", "fails", "transfer"} {
-			if x, ok := m[k]; ok {
-				if err := v.boolean(key+"."+k, x); err != nil {
-					return err
-				}
-			}
-		}
-		if _, err := v.str(key+".note", m["note"]); err != nil {
+		if err := v.optional(key, m, v.isStrings, "unless", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
 			return err
 		}
-	}
-	return nil
+		if err := v.optional(key, m, v.boolean, "statements", "fact", "contradicts_tools", "fails", "transfer"); err != nil {
+			return err
+		}
+		_, err := v.str(key+".note", m["note"])
+		return err
+	}, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "fails", "transfer", "note")
 }
