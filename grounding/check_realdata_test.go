@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,14 +13,79 @@ import (
 const tauAirline = "../../shared/realdata/tau-bench/gpt-4o-airline.json"
 
 type labelFile struct {
-	Labels []struct {
-		Trajectory string            `json:"trajectory"`
-		Message    int               `json:"message"`
-		Call       *int              `json:"call"`
-		Verdict    Verdict           `json:"verdict"`
-		Args       map[string]string `json:"args"`
-		Reason     string            `json:"reason"`
-	} `json:"labels"`
+	Labels []handLabel `json:"labels"`
+}
+
+// handLabel is one labelled decision (Call nil: a text reply).
+type handLabel struct {
+	Trajectory string            `json:"trajectory"`
+	Message    int               `json:"message"`
+	Call       *int              `json:"call"`
+	Verdict    Verdict           `json:"verdict"`
+	Args       map[string]string `json:"args"`
+	Reason     string            `json:"reason"`
+}
+
+func (l handLabel) key() labelKey {
+	call := -1
+	if l.Call != nil {
+		call = *l.Call
+	}
+	return labelKey{l.Trajectory, l.Message, call}
+}
+
+func (k labelKey) String() string {
+	return fmt.Sprintf("%s message %d call %d", k.traj, k.msg, k.call)
+}
+
+// labelScore compares the engine's verdicts with hand labels.
+type labelScore struct {
+	n                  int         // labels
+	missing            []labelKey  // labels naming no decision of the log
+	falseApprovals     []handLabel // engine pass, label fail or ambiguous
+	disagreements      []string    // decided automatically, other than the label
+	auto, agree        int         // decided automatically; and as labelled
+	failTP, failFP, fn int         // fail verdicts against fail labels
+}
+
+// score compares results with labels.
+func score(results map[labelKey]DecisionResult, labels []handLabel) labelScore {
+	s := labelScore{n: len(labels)}
+	for _, l := range labels {
+		d, ok := results[l.key()]
+		if !ok {
+			s.missing = append(s.missing, l.key())
+			continue
+		}
+		if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
+			s.falseApprovals = append(s.falseApprovals, l)
+		}
+		if d.Verdict != VerdictAmbiguous {
+			s.auto++
+			if d.Verdict == l.Verdict {
+				s.agree++
+			} else {
+				s.disagreements = append(s.disagreements, fmt.Sprintf("%s: engine %s %v, label %s (%s)", l.key(), d.Verdict, d.Reasons, l.Verdict, l.Reason))
+			}
+		}
+		switch {
+		case d.Verdict == VerdictFail && l.Verdict == VerdictFail:
+			s.failTP++
+		case d.Verdict == VerdictFail:
+			s.failFP++
+		case l.Verdict == VerdictFail:
+			s.fn++
+		}
+	}
+	return s
+}
+
+// ratio is a/b, 0 when b is 0.
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // TestRealAirlineLabels runs the engine on the real gpt-4o airline log and
@@ -117,59 +183,31 @@ func TestRealAirlineLabels(t *testing.T) {
 	for _, hf := range heldFiles {
 		heldOut(t, results, hf)
 	}
-	var falseApprovals, auto, agree, tp, fp, fn int
-	for _, l := range lf.Labels {
-		call := -1
-		if l.Call != nil {
-			call = *l.Call
-		}
-		d, ok := results[labelKey{l.Trajectory, l.Message, call}]
-		if !ok {
-			t.Errorf("label %s message %d call %d: no such decision", l.Trajectory, l.Message, call)
-			continue
-		}
-		if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
-			falseApprovals++
-			t.Errorf("false approval: %s message %d call %d: engine pass, label %s (%s)", l.Trajectory, l.Message, call, l.Verdict, l.Reason)
-		}
-		if d.Verdict != VerdictAmbiguous {
-			auto++
-			if d.Verdict == l.Verdict {
-				agree++
-			} else {
-				t.Logf("disagreement: %s message %d call %d: engine %s %v, label %s (%s)", l.Trajectory, l.Message, call, d.Verdict, d.Reasons, l.Verdict, l.Reason)
-			}
-		}
-		switch {
-		case d.Verdict == VerdictFail && l.Verdict == VerdictFail:
-			tp++
-		case d.Verdict == VerdictFail:
-			fp++
-		case l.Verdict == VerdictFail:
-			fn++
-		}
+	sc := score(results, lf.Labels)
+	for _, k := range sc.missing {
+		t.Errorf("label %s: no such decision", k)
 	}
-	ratio := func(a, b int) float64 {
-		if b == 0 {
-			return 0
-		}
-		return float64(a) / float64(b)
+	for _, l := range sc.falseApprovals {
+		t.Errorf("false approval: %s: engine pass, label %s (%s)", l.key(), l.Verdict, l.Reason)
+	}
+	for _, d := range sc.disagreements {
+		t.Logf("disagreement: %s", d)
 	}
 	t.Logf("whole file: %d trajectories, %d decisions, automatically decided %.1f%% (goal ≥ 85%%)",
 		audit.Trajectories, audit.Decisions, 100*audit.AutoDecidedShare)
 	t.Logf("labels: %d decisions, false approvals %d (goal 0), automatically decided %d, agreement %.1f%% (goal ≥ 90%%)",
-		len(lf.Labels), falseApprovals, auto, 100*ratio(agree, auto))
-	t.Logf("fail verdicts: precision %.2f, recall %.2f", ratio(tp, tp+fp), ratio(tp, tp+fn))
+		sc.n, len(sc.falseApprovals), sc.auto, 100*ratio(sc.agree, sc.auto))
+	t.Logf("fail verdicts: precision %.2f, recall %.2f", ratio(sc.failTP, sc.failTP+sc.failFP), ratio(sc.failTP, sc.failTP+sc.fn))
 	t.Logf("pool audit: certified %d, at most two supervised %.1f%%, certified after a real error %.1f%%",
 		audit.Certified, 100*audit.AtMostTwoSupervisedShare, 100*audit.CertifiedAfterErrorShare)
-	if len(lf.Labels) < 60 {
-		t.Errorf("only %d labelled decisions, want at least 60", len(lf.Labels))
+	if sc.n < 60 {
+		t.Errorf("only %d labelled decisions, want at least 60", sc.n)
 	}
 	if audit.AutoDecidedShare < 0.85 {
 		t.Errorf("automatic-decision rate %.3f, want at least 0.85", audit.AutoDecidedShare)
 	}
-	if ratio(agree, auto) < 0.90 {
-		t.Errorf("agreement %.3f on automatically decided labels, want at least 0.90", ratio(agree, auto))
+	if ratio(sc.agree, sc.auto) < 0.90 {
+		t.Errorf("agreement %.3f on automatically decided labels, want at least 0.90", ratio(sc.agree, sc.auto))
 	}
 }
 
@@ -210,30 +248,15 @@ func heldOut(t *testing.T, results map[labelKey]DecisionResult, file string) {
 	if err := json.Unmarshal(raw, &held); err != nil {
 		t.Fatalf("held-out labels %s: %v", file, err)
 	}
-	var fa, auto, agree int
-	for _, l := range held.Labels {
-		call := -1
-		if l.Call != nil {
-			call = *l.Call
-		}
-		d, ok := results[labelKey{l.Trajectory, l.Message, call}]
-		if !ok {
-			t.Errorf("held-out label %s message %d call %d: no such decision", l.Trajectory, l.Message, call)
-			continue
-		}
-		if d.Verdict == VerdictPass && l.Verdict != VerdictPass {
-			fa++
-			t.Logf("held-out false approval (%s): %s message %d call %d: %s", filepath.Base(file), l.Trajectory, l.Message, call, l.Reason)
-		}
-		if d.Verdict != VerdictAmbiguous {
-			auto++
-			if d.Verdict == l.Verdict {
-				agree++
-			}
-		}
+	sc := score(results, held.Labels)
+	for _, k := range sc.missing {
+		t.Errorf("held-out label %s (%s): no such decision", k, filepath.Base(file))
+	}
+	for _, l := range sc.falseApprovals {
+		t.Logf("held-out false approval (%s): %s: %s", filepath.Base(file), l.key(), l.Reason)
 	}
 	t.Logf("held-out labels %s: %d decisions, false approvals %d, automatically decided %d, agreement %d/%d",
-		filepath.Base(file), len(held.Labels), fa, auto, agree, auto)
+		filepath.Base(file), sc.n, len(sc.falseApprovals), sc.auto, sc.agree, sc.auto)
 }
 
 // tauRetail is the real τ-bench retail log (grok-3), shared data like
