@@ -127,3 +127,37 @@ func TestArrayLen(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPriceDifference: an amount a reply calls a difference must come
+// out of arithmetic. One fare of a visible record stated as "the price
+// difference" is the new price passed off as the difference (task20 of
+// the real airline log, failed by the labels); a difference of visible
+// fares, or a line that shows its arithmetic, is supported.
+func TestCheckPriceDifference(t *testing.T) {
+	const search = `[{"flight_number": "HAT266", "origin": "JFK", "destination": "ATL", "status": "available", "available_seats": {"economy": 16}, "prices": {"basic_economy": 89, "economy": 118, "business": 373}}]`
+	reply := func(s string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668. I want to change the JFK to ATL flight of NO6JO3 on 2024-05-20.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			call("search_direct_flight", `{"origin":"JFK","destination":"ATL","date":"2024-05-20"}`, search).
+			user("I'll take HAT266.").
+			say(s).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "the new fare stated as the difference", in: reply("Changing to HAT266 costs a price difference of $118. Shall I proceed?"),
+			msg: 7, call: -1, verdict: VerdictFail, reason: ReasonUnsupported, arg: "$118", status: StatusUnsupported,
+			where: "stated as a difference, but it is one price of a visible record ([0].prices.economy)"},
+		{name: "markup between the word and the amount", in: reply("- **Price Difference:** $118\n\nShall I proceed?"),
+			msg: 7, call: -1, verdict: VerdictFail, reason: ReasonUnsupported, arg: "$118", status: StatusUnsupported},
+		{name: "the word after the amount", in: reply("That is a $118 price difference. Shall I proceed?"),
+			msg: 7, call: -1, verdict: VerdictFail, reason: ReasonUnsupported, arg: "$118", status: StatusUnsupported},
+		{name: "the real difference is derived", in: reply("HAT266 is $118 against $152 paid: a price difference of $34 refunded to you."),
+			msg: 7, call: -1, verdict: VerdictPass, absent: ReasonUnsupported, arg: "$34", status: StatusDerived},
+		{name: "the arithmetic shown", in: reply("Price difference: $152 - $118 = $34, refunded to you."),
+			msg: 7, call: -1, verdict: VerdictPass, absent: ReasonUnsupported, arg: "$118", status: StatusLiteral},
+		{name: "a fare beside a difference stated after it", in: reply("HAT266 (economy, $118). Price difference: -$34 (refund)."),
+			msg: 7, call: -1, verdict: VerdictPass, absent: ReasonUnsupported, arg: "$118", status: StatusLiteral},
+		{name: "a fare, not called a difference", in: reply("HAT266 costs $118 in economy. Shall I proceed?"),
+			msg: 7, call: -1, verdict: VerdictPass, absent: ReasonUnsupported, arg: "$118", status: StatusLiteral},
+	})
+}

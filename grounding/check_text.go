@@ -88,6 +88,27 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			f.status, f.reason, f.sev = StatusUnsupported, ReasonUnsupported, sevAmbiguous
 			f.ev.Note = "visible only with the opposite sign (money going back), and the reply says nothing of a refund around it"
 		}
+		if field == "content" && role == RoleAmount && (f.status == StatusLiteral || f.status == StatusNormalized) &&
+			isPricePath(f.ev.JSONPath) && differenceWordNear(text, int(m.start), int(m.end)) {
+			// "A price difference of $146" where $146 is one fare of a
+			// visible record: the agent states the new price as the
+			// difference. A difference must come out of arithmetic over
+			// visible amounts (or amounts this reply stated).
+			if der, ok := c.derive(m.num, msg); ok {
+				ev := nowhere()
+				ev.Found = "derived"
+				ev.Derivation = der
+				f = finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
+			} else if der, ok := sumOfStated(stated, m.num); ok {
+				ev := nowhere()
+				ev.Found = "derived"
+				ev.Derivation = der + " (stated above in this reply)"
+				f = finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
+			} else {
+				f.status, f.reason, f.sev = StatusUnsupported, ReasonUnsupported, sevFail
+				f.ev.Note = "stated as a difference, but it is one price of a visible record (" + f.ev.JSONPath + "), not a difference of visible amounts"
+			}
+		}
 		if field == "content" && role == RoleAmount && f.status != StatusLiteral && f.status != StatusNormalized && f.status != StatusDerived {
 			// A total of values the reply itself stated above ("$51 … $55
 			// … in total $106").
@@ -808,6 +829,67 @@ func sumOfStated(xs []float64, v float64) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// isPricePath reports whether a JSON path ends at a price: "prices.economy",
+// "flights[0].price", "[1].prices.business".
+func isPricePath(p string) bool {
+	k := strings.LastIndexAny(p, ".]")
+	last := p[k+1:]
+	if last == "price" {
+		return true
+	}
+	if k > 0 && p[k] == '.' {
+		j := strings.LastIndexAny(p[:k], ".]")
+		return p[j+1:k] == "prices"
+	}
+	return false
+}
+
+// differenceWordNear reports whether the reply calls the amount at
+// text[start:end] a difference: right after "difference" ("Price
+// Difference: $146", "the price difference of $146") or right before it
+// ("$146 price difference"). An amount on a line that shows its
+// arithmetic ("$164.28 - $137.94 = $26.34", "$46.66 vs. $46.85") is an
+// operand, not the difference.
+func differenceWordNear(text string, start, end int) bool {
+	lo, hi := max(0, start-80), min(len(text), end+80)
+	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
+		lo += k + 1
+	}
+	if k := strings.IndexByte(text[end:hi], '\n'); k >= 0 {
+		hi = end + k
+	}
+	line := asciiLower(text[lo:hi])
+	if strings.ContainsAny(line, "=−") || strings.Contains(line, " - $") || strings.Contains(line, " vs") {
+		return false
+	}
+	before := line[:start-lo]
+	if k := strings.LastIndex(before, "difference"); k >= 0 && onlyJoiners(before[k+len("difference"):], " *:(+-", "of", "is") {
+		return true
+	}
+	after := line[end-lo:]
+	k := strings.Index(after, "difference")
+	return k >= 0 && onlyJoiners(after[:k], " *", "price", "fare", "cost", "in")
+}
+
+// onlyJoiners reports whether s holds nothing but the bytes of punct
+// ("**: ", " (+") and the words given.
+func onlyJoiners(s, punct string, words ...string) bool {
+	if len(s) > 24 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !strings.ContainsRune(punct, r) {
+			return false
+		}
+	}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if !slices.Contains(words, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // refundWords say that money goes back to the user.
