@@ -993,3 +993,31 @@ func TestCheckOrderNumberHash(t *testing.T) {
 			msg: 1, call: 0, verdict: VerdictFail, arg: "order_id", status: StatusUnsupported},
 	})
 }
+
+// TestCheckItemRemoval covers the retail profile's claim: the policy has
+// no item removal (a pending order's item can only be modified to another
+// option of the same product), so a reply offering or announcing one
+// fails; saying it is not supported, or transferring it to a human agent,
+// which the policy allows for what the actions cannot do, passes.
+func TestCheckItemRemoval(t *testing.T) {
+	const order = `{"order_id": "#W5061109", "user_id": "chen_johnson_4204", "items": [{"name": "Bluetooth Speaker", "product_id": "4768869376", "item_id": "3254583681", "price": 302.67, "options": {"color": "blue"}}, {"name": "Makeup Kit", "product_id": "5149340237", "item_id": "6254646215", "price": 248.85, "options": {"skin tone": "dark"}}], "status": "pending"}`
+	reply := func(text string) *Trajectory {
+		return traj("retail").
+			user("I am chen_johnson_4204. I no longer need the speaker in order #W5061109.").
+			call("get_order_details", `{"order_id":"#W5061109"}`, order).
+			say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "offers to modify the order to remove the item", in: reply("The order is pending, so I can help modify the order to remove the Bluetooth Speaker. Shall I proceed?"),
+			msg: 3, call: -1, verdict: VerdictFail, reason: ReasonContradiction, status: StatusContradiction,
+			arg: "The order is pending, so I can help modify the order to remove the Bluetooth Speaker", where: "the policy has no item removal"},
+		{name: "announces the removal", in: reply("I'll proceed with removing the Bluetooth Speaker from your order."),
+			msg: 3, call: -1, verdict: VerdictFail, reason: ReasonContradiction},
+		{name: "says removal is not supported", in: reply("Removing a single item from a pending order is not supported; I can only exchange it for another option of the same product, or cancel the entire order."),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "hands the removal to a human agent", in: reply("For the removal of the speaker, I'll transfer you to a human agent."),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "a feature named removal", in: reply("The Vacuum Cleaner with Pet Hair Removal is in your order."),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+	})
+}
