@@ -99,6 +99,11 @@ func TestCheckDelayCertificateOffer(t *testing.T) {
 			msg: 10, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "offered with its condition", in: offer(false, "If you change or cancel NO6JO3, I can offer you a $50 certificate for the delayed flight."),
 			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the delay in one sentence, the offer in the next", in: offer(false, "I see the delayed flight on NO6JO3. Would you like me to proceed with issuing the certificate?"),
+			msg: 6, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
+			arg: "Would you like me to proceed with issuing the certificate", where: "no change or cancellation was made"},
+		{name: "the certificate offered earlier, described", in: offer(false, "I understand the $50 certificate offered for the delay is not enough for you."),
+			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a certificate already sent", in: sent,
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
