@@ -632,6 +632,8 @@ func TestCheckPolicyClaims(t *testing.T) {
 			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "As a silver member, you are eligible for a full refund", status: StatusUnsupported, where: "created_at 2024-05-01T05:17:41"},
 		{name: "an upgrade said to allow a cancellation the record rules out", in: reply(rec("NO6JO3", "2024-05-01T05:17:41", "basic_economy", "2024-05-20"), "Upgrading NO6JO3 to economy will allow us to proceed with the cancellation."),
 			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "says the policy allows it"},
+		{name: "said to be refundable on cancellation, which the record rules out", in: reply(old, "Once upgraded, the reservation can be canceled for a refund."),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "created_at 2024-05-01T05:17:41"},
 		{name: "cannot be cancelled, as the record shows", in: reply(old, "NO6JO3 was booked long ago without insurance, so it cannot be cancelled."),
 			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "does not meet the conditions, but business can always be cancelled", in: reply(business, "Reservation NO6JO3 does not meet the conditions for cancellation, I am unable to cancel it."),
