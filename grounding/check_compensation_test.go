@@ -151,7 +151,7 @@ func TestCheckPriceDifference(t *testing.T) {
 	runCheckCases(t, []checkCase{
 		{name: "the new fare stated as the difference", in: reply("Changing to HAT266 costs a price difference of $118. Shall I proceed?"),
 			msg: 7, call: -1, verdict: VerdictFail, reason: ReasonUnsupported, arg: "$118", status: StatusUnsupported,
-			where: "stated as a difference, but it is one price of a visible record ([0].prices.economy)"},
+			where: "message 5 [0].prices.economy; stated as a difference, but it is one price of a visible record, not"},
 		{name: "markup between the word and the amount", in: reply("- **Price Difference:** $118\n\nShall I proceed?"),
 			msg: 7, call: -1, verdict: VerdictFail, reason: ReasonUnsupported, arg: "$118", status: StatusUnsupported},
 		{name: "the word after the amount", in: reply("That is a $118 price difference. Shall I proceed?"),

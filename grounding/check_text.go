@@ -106,7 +106,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 				f = finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
 			} else {
 				f.status, f.reason, f.sev = StatusUnsupported, ReasonUnsupported, sevFail
-				f.ev.Note = "stated as a difference, but it is one price of a visible record (" + f.ev.JSONPath + "), not a difference of visible amounts"
+				f.ev.Note = "stated as a difference, but it is one price of a visible record, not a difference of visible amounts"
 			}
 		}
 		if field == "content" && role == RoleAmount && f.status != StatusLiteral && f.status != StatusNormalized && f.status != StatusDerived {
