@@ -289,10 +289,7 @@ func (c *checker) notVisible(keys []string, s string, ap ArgProfile, how int, id
 		if len(k) == 12 && strings.HasPrefix(k, "d:") {
 			y, mo, d := digitsValue(k[2:6]), digitsValue(k[7:9]), digitsValue(k[10:12])
 			if der, ok := c.deriveDate(y, mo, d, msg); ok {
-				ev := nowhere()
-				ev.Found = "derived"
-				ev.Derivation = der
-				return finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: id}
+				return derivedFinding(der, id)
 			}
 		}
 	}
@@ -430,10 +427,7 @@ func (c *checker) amountSupport(v float64, raw, path string, msg int, inText boo
 		return finding{status: StatusNormalized, reason: ReasonNormalized, ev: ev, ent: nid, how: nhow}
 	}
 	if der, ok := c.derive(v, msg); ok {
-		ev := nowhere()
-		ev.Found = "derived"
-		ev.Derivation = der
-		return finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
+		return derivedFinding(der, -1)
 	}
 	return c.notVisible(keys[:], raw, ArgProfile{}, how, id, msg, RoleAmount, inText)
 }
@@ -1223,3 +1217,12 @@ func (c *checker) emailOnly(o occ, v, raw string, msg int) (finding, bool) {
 
 // idByte reports whether b can continue an identifier token.
 func idByte(b byte) bool { return letterByte(b) || digitByte(b) || b == '_' }
+
+// derivedFinding is a value that arithmetic over visible values gives (der
+// shows it: "152 + 103 = 255"); ent is the entity it stands for, or -1.
+func derivedFinding(der string, ent int32) finding {
+	ev := nowhere()
+	ev.Found = "derived"
+	ev.Derivation = der
+	return finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: ent}
+}

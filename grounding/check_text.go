@@ -94,16 +94,9 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			// visible record: the agent states the new price as the
 			// difference. A difference must come out of arithmetic over
 			// visible amounts (or amounts this reply stated).
+			// (A difference of amounts this reply stated is found below.)
 			if der, ok := c.derive(m.num, msg); ok {
-				ev := nowhere()
-				ev.Found = "derived"
-				ev.Derivation = der
-				f = finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
-			} else if der, ok := sumOfStated(stated, m.num); ok {
-				ev := nowhere()
-				ev.Found = "derived"
-				ev.Derivation = der + " (stated above in this reply)"
-				f = finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
+				f = derivedFinding(der, -1)
 			} else {
 				f.status, f.reason, f.sev = StatusUnsupported, ReasonUnsupported, sevFail
 				f.ev.Note = "stated as a difference, but it is one price of a visible record, not a difference of visible amounts"
@@ -113,10 +106,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			// A total of values the reply itself stated above ("$51 … $55
 			// … in total $106").
 			if der, ok := sumOfStated(stated, m.num); ok {
-				ev := nowhere()
-				ev.Found = "derived"
-				ev.Derivation = der + " (stated above in this reply)"
-				f = finding{status: StatusDerived, reason: ReasonDerived, ev: ev, ent: -1}
+				f = derivedFinding(der+" (stated above in this reply)", -1)
 			}
 		}
 		if role == RoleAmount && (f.status == StatusLiteral || f.status == StatusNormalized || f.status == StatusDerived) {
@@ -853,13 +843,7 @@ func isPricePath(p string) bool {
 // arithmetic ("$164.28 - $137.94 = $26.34", "$46.66 vs. $46.85") is an
 // operand, not the difference.
 func differenceWordNear(text string, start, end int) bool {
-	lo, hi := max(0, start-80), min(len(text), end+80)
-	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
-		lo += k + 1
-	}
-	if k := strings.IndexByte(text[end:hi], '\n'); k >= 0 {
-		hi = end + k
-	}
+	lo, hi := lineAround(text, start, end, 80, 80)
 	line := asciiLower(text[lo:hi])
 	if strings.ContainsAny(line, "=−") || strings.Contains(line, " - $") || strings.Contains(line, " vs") {
 		return false
@@ -898,12 +882,19 @@ var refundWords = []string{"refund", "credit", "reimburs", "returned", "back to"
 // refundWordNear reports whether the line around text[start:end] (up to 100
 // bytes before it and 60 after) has one of refundWords.
 func refundWordNear(text string, start, end int) bool {
-	lo, hi := max(0, start-100), min(len(text), end+60)
+	lo, hi := lineAround(text, start, end, 100, 60)
+	return containsAny(asciiLower(text[lo:hi]), refundWords)
+}
+
+// lineAround bounds the line holding text[start:end], at most before bytes
+// before it and after bytes after it.
+func lineAround(text string, start, end, before, after int) (lo, hi int) {
+	lo, hi = max(0, start-before), min(len(text), end+after)
 	if k := strings.LastIndexByte(text[lo:start], '\n'); k >= 0 {
 		lo += k + 1
 	}
 	if k := strings.IndexByte(text[end:hi], '\n'); k >= 0 {
 		hi = end + k
 	}
-	return containsAny(asciiLower(text[lo:hi]), refundWords)
+	return lo, hi
 }
