@@ -891,6 +891,9 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 		if c.rt.claimPhrases != nil && held&pc.need != pc.need || c.rt.claimPhrases == nil && !pc.first.contains(low) {
 			continue
 		}
+		if pc.unlessReply != nil && pc.unlessReply.contains(low) {
+			continue
+		}
 		if pc.unlessUser != nil && c.userSaidAny(pc.unlessUser, msg) {
 			continue
 		}

@@ -226,6 +226,10 @@ type RouteRule struct {
 type PolicyClaim struct {
 	All    [][]string `json:"all"`
 	Unless []string   `json:"unless,omitempty"`
+	// UnlessReply: the claim is fine in a reply that says one of these in
+	// any sentence ("I need the reservation id." next to "I can look it up
+	// by your user id").
+	UnlessReply []string `json:"unless_reply,omitempty"`
 	// UnlessUser: the sentence is fine once a visible user message before
 	// it said one of these (an offer of compensation the user asked for).
 	UnlessUser []string `json:"unless_user,omitempty"`
@@ -1357,7 +1361,7 @@ func (v profileValidator) policyClaims(x any) error {
 				return v.fail(fmt.Sprintf("%s.all[%d]", key, j), "must not be empty")
 			}
 		}
-		if err := v.optional(key, m, v.isStrings, "unless", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
+		if err := v.optional(key, m, v.isStrings, "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
 			return err
 		}
 		if err := v.optional(key, m, v.boolean, "statements", "fact", "contradicts_tools", "fails", "transfer"); err != nil {
@@ -1365,5 +1369,5 @@ func (v profileValidator) policyClaims(x any) error {
 		}
 		_, err := v.str(key+".note", m["note"])
 		return err
-	}, "all", "unless", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "fails", "transfer", "note")
+	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "fails", "transfer", "note")
 }

@@ -89,13 +89,14 @@ type conditionRuntime struct {
 }
 
 type policyClaimRuntime struct {
-	all        [][]string // lower-case
-	first      *phraseSet // all[0], found in one pass
-	unless     []string
-	unlessUser *phraseSet // nil when none
-	with       *phraseSet // nil when none
-	withUser   *phraseSet // nil when none
-	need       uint64     // profileRuntime.claimBits a reply must hold
+	all         [][]string // lower-case
+	first       *phraseSet // all[0], found in one pass
+	unless      []string
+	unlessReply *phraseSet // nil when none
+	unlessUser  *phraseSet // nil when none
+	with        *phraseSet // nil when none
+	withUser    *phraseSet // nil when none
+	need        uint64     // profileRuntime.claimBits a reply must hold
 	// unlessResult: lower-case phrases of a visible tool result that make
 	// the claim fine.
 	unlessResult []string
@@ -368,6 +369,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			statements: pc.Statements, unlessResult: lowerAll(pc.UnlessResult), transfer: pc.Transfer}
 		if len(pc.UnlessAfter) > 0 {
 			r.unlessAfter = setOf(pc.UnlessAfter)
+		}
+		if len(pc.UnlessReply) > 0 {
+			r.unlessReply = newPhraseSet(lowerAll(pc.UnlessReply))
 		}
 		if pc.Fact {
 			r.note = "states what no visible tool result shows: " + pc.Note
