@@ -149,6 +149,9 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 	if s := c.checkReport(d, text, msg); s > sev {
 		sev = s
 	}
+	if s := c.checkCharges(d, text, msg); s > sev {
+		sev = s
+	}
 	if s := c.checkCounts(d, text, msg); s > sev {
 		sev = s
 	}

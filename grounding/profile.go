@@ -91,6 +91,9 @@ type Profile struct {
 	// cases to eligible customers (travel certificates): a call's amount
 	// must be one of them.
 	Compensations []CompensationRule `json:"compensations,omitempty"`
+	// Charges are the payments a write's result records: a reply that
+	// reports what the write charged or refunded must state one of them.
+	Charges []ChargeRule `json:"charges,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -330,6 +333,20 @@ type CompensationRule struct {
 	Eligible []EligibleField    `json:"eligible,omitempty"`
 	// Rule is the policy sentence, shown in the evidence.
 	Rule string `json:"rule,omitempty"`
+}
+
+// ChargeRule names where a write's result records its payments: History
+// is the result's top-level array of payments and Amount each payment's
+// amount (negative: money back). The text reply right after a successful
+// call to one of Tools that reports a charge or a refund ("$495 has been
+// charged to your card", "a refund of $114") must state one of those
+// amounts, or their total, with its sign: a reply that reports another
+// amount, or a refund as a charge, fails (vis.contradiction), pointing at
+// the result.
+type ChargeRule struct {
+	Tools   []string `json:"tools"`
+	History string   `json:"history"`
+	Amount  string   `json:"amount"`
 }
 
 // CompensationCase is one case of a CompensationRule: Unit per head, after
@@ -769,11 +786,20 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges")
 	if err != nil {
 		return err
 	}
 	if err := v.compensations(top["compensations"]); err != nil {
+		return err
+	}
+	err = v.objects("charges", top["charges"], func(key string, m map[string]any) error {
+		if err := v.toolList(key, m); err != nil {
+			return err
+		}
+		return v.requiredStrings(key, m, "history", "amount")
+	}, "tools", "history", "amount")
+	if err != nil {
 		return err
 	}
 	if err := v.policyClaims(top["policy_claims"]); err != nil {

@@ -72,6 +72,7 @@ type profileRuntime struct {
 	claimRules    bool // some condition has claims phrases
 	allowances    []allowanceRuntime
 	compensations []compensationRuntime
+	charges       []chargeRuntime
 }
 
 type conditionRuntime struct {
@@ -363,6 +364,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	}
 	for _, cr := range p.Compensations {
 		rt.compensations = append(rt.compensations, compensationRuntime{CompensationRule: cr, tools: setOf(cr.Tools)})
+	}
+	for _, cr := range p.Charges {
+		rt.charges = append(rt.charges, chargeRuntime{ChargeRule: cr, tools: setOf(cr.Tools)})
 	}
 	for _, pc := range p.PolicyClaims {
 		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
