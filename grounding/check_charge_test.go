@@ -48,3 +48,27 @@ func TestCheckCharges(t *testing.T) {
 		{name: "a later reply", in: later, msg: 10, call: -1, absent: ReasonContradiction, verdict: VerdictPass},
 	})
 }
+
+// TestCheckPricedConfirmation: a write that charges or refunds (the
+// airline profile's confirm.priced) needs a listing that told the user an
+// amount, or that nothing is charged; a yes to an unpriced listing sends
+// the write to a human (the reviewers of task2-trial1 and task26-trial0
+// failed such downgrades and upgrades).
+func TestCheckPricedConfirmation(t *testing.T) {
+	upgrade := func(listing string) *Trajectory {
+		return traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668. Please move NO6JO3 to business.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say(listing).user("Yes.").
+			call("update_reservation_flights", `{"reservation_id":"NO6JO3","cabin":"business","flights":[{"flight_number":"HAT136","date":"2024-05-20"},{"flight_number":"HAT039","date":"2024-05-20"}],"payment_id":"credit_card_4421486"}`,
+				strings.Replace(reservationNO6, `"cabin": "economy"`, `"cabin": "business"`, 1)).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "no price listed", in: upgrade("I will upgrade NO6JO3 to business, paid with credit_card_4421486. Shall I proceed?"),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", where: "states no price"},
+		{name: "the price listed", in: upgrade("I will upgrade NO6JO3 to business for $305, paid with credit_card_4421486. Shall I proceed?"),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "nothing to pay, said", in: upgrade("I will upgrade NO6JO3 to business at no additional cost, paid with credit_card_4421486. Shall I proceed?"),
+			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}

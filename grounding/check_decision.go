@@ -308,7 +308,9 @@ func (c *checker) callDecision(i, k int) {
 		}
 	}
 	d.Reasons = append(d.Reasons, reasons...)
-	c.workflow(&d, ci, call)
+	if s := c.workflow(&d, ci, call); s > sev {
+		sev = s
+	}
 	if len(c.rt.conditions) > 0 {
 		if s := c.conditions(&d, call, i); s > sev {
 			sev = s

@@ -9,7 +9,7 @@ import (
 
 // workflow applies the profile's ordering and confirmation rules to a call
 // and records violations (SPEC §3 flow.order, flow.unconfirmed).
-func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
+func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int {
 	ci.name = call.Name
 	for ri, rule := range c.rt.order {
 		if !rule.tools[call.Name] {
@@ -59,7 +59,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 	}
 	conf := c.rt.confirm
 	if conf == nil || conf.except[call.Name] || !(conf.actions[d.Action] || conf.tools[call.Name]) {
-		return
+		return sevOK
 	}
 	// A write needs a user "yes" answering agent text that named one of its
 	// values (or, failing that, its action: "cancel", "baggage"). One yes
@@ -89,6 +89,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 	}
 	words := c.actionWordsOf(call.Name)
 	latest, valid := -1, false
+	var accepted *confirmEvent
 	for k := len(c.events) - 1; k >= 0 && !valid; k-- {
 		ev := &c.events[k]
 		if !c.eventNames(ev, ents, words) {
@@ -104,8 +105,16 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 			}
 		}
 		if ok {
-			latest, valid = ev.user, true
+			latest, valid, accepted = ev.user, true, ev
 		}
+	}
+	sev := sevOK
+	if accepted != nil && conf.priced[call.Name] && !c.statesPrice(accepted, conf.unpriced) {
+		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+			Status: StatusUnsupported, Reason: ReasonUnsupported,
+			Where: againstPolicy("the listing the user accepted (message " + strconv.Itoa(accepted.user) + ") states no price: " +
+				call.Name + " charges or refunds the difference, and the user was told no amount")})
+		sev = sevAmbiguous
 	}
 	switch {
 	case latest < 0:
@@ -119,6 +128,32 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) {
 		c.lastWrite = ci.msg
 		c.writes = append(c.writes, writeDone{msg: ci.msg, event: latest})
 	}
+	return sev
+}
+
+// statesPrice reports whether the agent text a confirmation answered
+// states an amount ("$" then a digit) or one of unpriced ("no additional
+// cost").
+func (c *checker) statesPrice(ev *confirmEvent, unpriced []string) bool {
+	for _, t := range ev.texts {
+		text := c.t.Messages[t].Content
+		for i := 0; i < len(text); i++ {
+			if text[i] != '$' {
+				continue
+			}
+			j := i + 1
+			for j < len(text) && text[j] == ' ' {
+				j++
+			}
+			if j < len(text) && text[j] >= '0' && text[j] <= '9' {
+				return true
+			}
+		}
+		if containsAny(c.lowerContent(t), unpriced) {
+			return true
+		}
+	}
+	return false
 }
 
 // genericToolWords are tool-name words that say nothing about the action.

@@ -414,6 +414,13 @@ type ConfirmRule struct {
 	Level   string   `json:"level,omitempty"`
 	Yes     []string `json:"yes,omitempty"`
 	No      []string `json:"no,omitempty"`
+	// Priced are tools whose calls charge or refund money: the agent text
+	// the user's yes answered must state an amount ("$" and digits) or
+	// say that nothing is charged (one of Unpriced); a write confirmed
+	// without its price is ambiguous (the user accepted a cost nobody
+	// told them).
+	Priced   []string `json:"priced,omitempty"`
+	Unpriced []string `json:"unpriced,omitempty"`
 }
 
 // SuccessProfile sets R_τ: the success flag when the log has one, else
@@ -1072,7 +1079,7 @@ func (v profileValidator) document(doc any) error {
 			return err
 		}
 		if c, ok := m["confirm"]; ok {
-			cm, err := v.object("workflow.confirm", c, "actions", "tools", "except", "level", "yes", "no")
+			cm, err := v.object("workflow.confirm", c, "actions", "tools", "except", "level", "yes", "no", "priced", "unpriced")
 			if err != nil {
 				return err
 			}
@@ -1088,12 +1095,8 @@ func (v profileValidator) document(doc any) error {
 					return v.fail(fmt.Sprintf("workflow.confirm.actions[%d]", i), "unknown action %q (want one of %s)", a, strings.Join(validActions, ", "))
 				}
 			}
-			for _, k := range []string{"tools", "except", "yes", "no"} {
-				if x, ok := cm[k]; ok {
-					if _, err := v.strings("workflow.confirm."+k, x); err != nil {
-						return err
-					}
-				}
+			if err := v.optional("workflow.confirm", cm, v.isStrings, "tools", "except", "yes", "no", "priced", "unpriced"); err != nil {
+				return err
 			}
 			if x, ok := cm["level"]; ok {
 				if err := v.oneOf("workflow.confirm.level", x, []string{"trajectory", "decision"}); err != nil {

@@ -148,6 +148,8 @@ type confirmRuntime struct {
 	tools    map[string]bool
 	except   map[string]bool
 	decision bool
+	priced   map[string]bool
+	unpriced []string // lower-case
 }
 
 // toolSchema is one tool's parameters schema, compiled.
@@ -311,7 +313,8 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		}
 	}
 	if c := p.Workflow.Confirm; c != nil {
-		rt.confirm = &confirmRuntime{actions: setOf(c.Actions), tools: setOf(c.Tools), except: setOf(c.Except), decision: c.Level != "trajectory"}
+		rt.confirm = &confirmRuntime{actions: setOf(c.Actions), tools: setOf(c.Tools), except: setOf(c.Except), decision: c.Level != "trajectory",
+			priced: setOf(c.Priced), unpriced: lowerAll(c.Unpriced)}
 		if len(c.Yes) > 0 {
 			rt.yes = lowerAll(c.Yes)
 		}

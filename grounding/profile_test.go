@@ -92,6 +92,7 @@ func TestParseProfileErrors(t *testing.T) {
 		{"policy claim unless_reply not phrases", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "unless_reply": [3], "note": "n"}]}`, "policy_claims[0].unless_reply[0]", "string"},
 		{"charges without history", `{"name": "x", "version": "1", "charges": [{"tools": ["pay"], "amount": "amount"}]}`, "charges[0].history", "required"},
 		{"charges with no tools", `{"name": "x", "version": "1", "charges": [{"tools": [], "history": "h", "amount": "a"}]}`, "charges[0].tools", "empty"},
+		{"confirm priced not phrases", `{"name": "x", "version": "1", "workflow": {"confirm": {"actions": ["write"], "priced": "book"}}}`, "workflow.confirm.priced", "array"},
 		{"allowance without tier", `{"name": "x", "version": "1", "allowances": [{"tools": ["book"], "total": "bags", "charged": "paid", "per": "passengers", "class": "cabin", "tier_of": "user_id", "free": {"gold": {"economy": 3}}}]}`,
 			"allowances[0].tier", "required"},
 		{"allowance free count not whole", `{"name": "x", "version": "1", "allowances": [{"tools": ["book"], "total": "bags", "charged": "paid", "per": "passengers", "class": "cabin", "tier_of": "user_id", "tier": "membership", "free": {"gold": {"economy": 1.5}}}]}`,
