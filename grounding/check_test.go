@@ -830,7 +830,7 @@ func TestCheckRouteKept(t *testing.T) {
 		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Move M05KNL to flights via DFW on May 20, charge the original card.").
 			call("get_reservation_details", `{"reservation_id":"M05KNL"}`, rec).
 			call("search_onestop_flight", `{"origin":"ATL","destination":"PHL","date":"2024-05-20"}`, search).
-			say("I will change M05KNL to HAT004 and "+second+" on 2024-05-20 in economy. Shall I proceed?").user("Yes.").
+			say("I will change M05KNL to HAT004 and "+second+" on 2024-05-20 in economy, at no additional cost. Shall I proceed?").user("Yes.").
 			call("update_reservation_flights", `{"reservation_id":"M05KNL","cabin":"economy","flights":[{"flight_number":"HAT004","date":"2024-05-20"},{"flight_number":"`+second+`","date":"2024-05-20"}],"payment_id":"credit_card_4421486"}`, rec).build()
 	}
 	runCheckCases(t, []checkCase{

@@ -112,7 +112,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 	if accepted != nil && conf.priced[call.Name] && !c.statesPrice(accepted, conf.unpriced) {
 		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported,
-			Where: againstPolicy("the listing the user accepted (message " + strconv.Itoa(accepted.user) + ") states no price: " +
+			Where: againstPolicy("the listing the user accepted at message " + strconv.Itoa(accepted.user) + " states no price: " +
 				call.Name + " charges or refunds the difference, and the user was told no amount")})
 		sev = sevAmbiguous
 	}
