@@ -20,7 +20,7 @@ var chargeWords = []string{"charged", "been processed", "was processed", "paymen
 // charge or refund phrase's nearest amount must be one of the recorded
 // payments (or their total) with the same sign. See ChargeRule.
 func (c *checker) checkCharges(d *DecisionResult, text string, msg int) int {
-	if len(c.rt.charges) == 0 || msg == 0 || strings.IndexByte(text, '$') < 0 {
+	if len(c.rt.charges) == 0 || msg == 0 {
 		return sevOK
 	}
 	var write *callInfo
@@ -54,6 +54,20 @@ func (c *checker) checkCharges(d *DecisionResult, text string, msg int) int {
 		// A sentence that speaks of money going back reports a refund
 		// ("Refund: $3,925 has been processed back to your gift card").
 		refund := containsAny(sent, moneyBackSentence)
+		if !refund && paid[len(paid)-1] < 0 && strings.IndexByte(sent, '$') < 0 && containsAny(sent, paymentDone) {
+			// "The payment for the price difference has been processed
+			// using your gift card" where the write refunded: no amount
+			// to compare, but the direction is wrong. Reviewers split on
+			// whether a payment "processed" misreports a refund (blind set
+			// 9 passed one, noting it): a human decides.
+			a := c.unsupportedSpan(s0, text[s0:end], "reported as a payment, but the result of the "+write.name+
+				" (message "+strconv.Itoa(write.obs)+") records a refund of "+formatAmount(-paid[len(paid)-1]))
+			a.Where.Found, a.Where.Message = "visible", write.obs
+			c.pointAtHistory(&a, write)
+			d.Args = append(d.Args, a)
+			sev = max(sev, sevAmbiguous)
+			continue
+		}
 		seen := -1 // the amount already checked in this sentence
 		for _, words := range [2][]string{chargeWords, moneyBackWords} {
 			for _, w := range words {
@@ -117,9 +131,7 @@ func (c *checker) checkCharge(d *DecisionResult, text string, as, ae int, v floa
 	a.Role = RoleAmount
 	a.Status, a.Reason = StatusContradiction, ReasonContradiction
 	a.Where.Found, a.Where.Message = "visible", write.obs
-	if k := strings.Index(c.t.Messages[write.obs].Content, strconv.Quote(c.chargeHistory(write))); k >= 0 {
-		a.Where.Start, a.Where.End = k, k+len(c.chargeHistory(write))+2
-	}
+	c.pointAtHistory(&a, write)
 	// The amount was checked as a value already (found in the visible
 	// history, likely): its evidence becomes the contradiction.
 	for i := range d.Args {
@@ -130,6 +142,19 @@ func (c *checker) checkCharge(d *DecisionResult, text string, as, ae int, v floa
 	}
 	d.Args = append(d.Args, a)
 	return sevFail
+}
+
+// paymentDone says a payment was made, with or without its amount.
+var paymentDone = []string{"payment for the price difference has been processed", "payment for the difference has been processed",
+	"payment was processed", "payment has been processed", "payment difference has been covered", "has been charged", "was charged",
+	"cost has been covered", "difference has been covered", "difference has been charged"}
+
+// pointAtHistory points a's evidence at the write result's History key.
+func (c *checker) pointAtHistory(a *ArgEvidence, write *callInfo) {
+	h := strconv.Quote(c.chargeHistory(write))
+	if k := strings.Index(c.t.Messages[write.obs].Content, h); k >= 0 {
+		a.Where.Start, a.Where.End = k, k+len(h)
+	}
 }
 
 // chargeHistory is the History field of the charge rule for write.

@@ -32,6 +32,8 @@ func TestCheckCharges(t *testing.T) {
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a refund reported as a charge", in: report(refunded, "Done. The additional cost of $114 has been charged to your credit card."),
 			msg: 8, call: -1, verdict: VerdictFail, reason: ReasonContradiction, arg: "$114", where: "records it as money going back"},
+		{name: "a refund reported as a payment, no amount", in: report(refunded, "Done. The payment for the price difference has been processed using your credit card."),
+			msg: 8, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "reported as a payment, but the result of the update_reservation_flights (message 7) records a refund of 114"},
 		{name: "the refund reported", in: report(refunded, "Done. A refund of $114 will be credited back to your credit card."),
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a refund reported per passenger", in: report(strings.Replace(refunded, `"amount": -114`, `"amount": -38`, 1), "Done. The refund of $38 per passenger has been credited back to your card."),
