@@ -391,8 +391,8 @@ func TestCheckChoiceEchoKnowledge(t *testing.T) {
 			say("One checked bag has been added to NO6JO3.").build(),
 			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
 		{name: "a report of a write stating what the write did not record", in: cancelled().
-			say("Done! Here is the summary:\n- **Status:** cancelled\n- **Seats:** window seats kept for your next trip").build(),
-			msg: 8, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "content[51:100]", status: StatusUnsupported},
+			say("Done! Here is the summary:\n- **Status:** cancelled\n- **Meals:** vegetarian meals kept for your next trip").build(),
+			msg: 8, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "content[51:104]", status: StatusUnsupported},
 		{name: "a report of a write stating what its record holds", in: cancelled().
 			say("Done! Here is the summary:\n- **Status:** cancelled\n- **Reservation:** NO6JO3").build(),
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
