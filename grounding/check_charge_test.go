@@ -70,6 +70,8 @@ func TestCheckPricedConfirmation(t *testing.T) {
 			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", where: "states no price"},
 		{name: "the price listed", in: upgrade("I will upgrade NO6JO3 to business for $305, paid with credit_card_4421486. Shall I proceed?"),
 			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a price nothing supports, accepted", in: upgrade("I will upgrade NO6JO3 to business; the price difference is $1,118. Shall I proceed?"),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "policy", where: "states $1,118, which nothing visible supports as this write's price"},
 		{name: "nothing to pay, said", in: upgrade("I will upgrade NO6JO3 to business at no additional cost, paid with credit_card_4421486. Shall I proceed?"),
 			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
 	})

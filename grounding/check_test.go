@@ -758,6 +758,8 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "no tool assigns or selects seats"},
 		{name: "seats said to be out of reach", in: say("Book HAT271 for two; we want an aisle and a middle seat together.", "I'm unable to assign seats, so I cannot guarantee an aisle and a middle seat together."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "a human agent offered for cancelling a passenger, which even a human cannot do", in: say("I need to cancel a passenger from my upcoming flights.", "I cannot assist with canceling a passenger from an existing reservation. You may need to contact a human agent for further assistance."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "even a human agent cannot assist"},
 		{name: "a certificate's remainder said to be kept", in: say("Can I use my $500 certificate for the $299 booking?", "After using your certificate for this booking, you will have $201 remaining on the certificate."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
 			arg: "After using your certificate for this booking, you will have $201 remaining on the certificate", status: StatusContradiction, where: "the remaining amount of a travel certificate is not refundable"},

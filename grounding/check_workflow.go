@@ -109,7 +109,20 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		}
 	}
 	sev := sevOK
-	if accepted != nil && conf.priced[call.Name] && !c.statesPrice(accepted, conf.unpriced) {
+	if accepted != nil && conf.priced[call.Name] {
+		// The user accepted an amount the engine found unsupported or
+		// contradicted: consent to a wrong price is not consent to this
+		// write's (task20: "a price difference of $146" for a change that
+		// refunds 414).
+		if a, m := c.unsupportedAmountIn(accepted); a != nil {
+			d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+				Status: StatusUnsupported, Reason: ReasonUnsupported,
+				Where: againstPolicy("the listing the user accepted (message " + strconv.Itoa(m) + ") states " + strings.Trim(string(a.Value), `"`) +
+					", which nothing visible supports as this write's price: the user accepted a cost it will not have")})
+			sev = sevAmbiguous
+		}
+	}
+	if accepted != nil && conf.priced[call.Name] && sev == sevOK && !c.statesPrice(accepted, conf.unpriced) {
 		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported,
 			Where: againstPolicy("the listing the user accepted at message " + strconv.Itoa(accepted.user) + " states no price: " +
@@ -129,6 +142,25 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		c.writes = append(c.writes, writeDone{msg: ci.msg, event: latest})
 	}
 	return sev
+}
+
+// unsupportedAmountIn returns the first amount of the agent text a
+// confirmation answered whose evidence is unsupported or contradicted (a
+// failed price), and the message stating it.
+func (c *checker) unsupportedAmountIn(ev *confirmEvent) (*ArgEvidence, int) {
+	for k := len(c.res.Decisions) - 1; k >= 0; k-- {
+		d := &c.res.Decisions[k]
+		if d.Call >= 0 || !slices.Contains(ev.texts, d.Message) {
+			continue
+		}
+		for i := range d.Args {
+			a := &d.Args[i]
+			if a.Role == RoleAmount && (a.Status == StatusUnsupported || a.Status == StatusContradiction) {
+				return a, d.Message
+			}
+		}
+	}
+	return nil, 0
 }
 
 // statesPrice reports whether the agent text a confirmation answered
