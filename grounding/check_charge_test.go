@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,4 +76,25 @@ func TestCheckPricedConfirmation(t *testing.T) {
 		{name: "nothing to pay, said", in: upgrade("I will upgrade NO6JO3 to business at no additional cost, paid with credit_card_4421486. Shall I proceed?"),
 			msg: 6, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
+}
+
+// TestRecordedPayments reads payment amounts as written, refunds negative,
+// and nothing from text that is not the record's array.
+func TestRecordedPayments(t *testing.T) {
+	for _, tt := range []struct {
+		obs  string
+		want []float64
+	}{
+		{`{"payment_history": [{"payment_id": "a", "amount": 305}, {"payment_id": "a", "amount": -114.5}]}`, []float64{305, -114.5}},
+		{`{"payment_history": []}`, nil},
+		{`{"payment_history": "none", "amount": 5}`, nil},
+		{`{"flights": [{"amount": 9}]}`, nil},
+		{`Error: reservation not found`, nil},
+		{`{"payment_history": [{"amount" : 1e2}, {"amount": "x"}]}`, []float64{100}},
+	} {
+		got := recordedPayments(tt.obs, "payment_history", "amount")
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("recordedPayments(%s) = %v, want %v", tt.obs, got, tt.want)
+		}
+	}
 }

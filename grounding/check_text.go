@@ -847,6 +847,9 @@ func isPricePath(p string) bool {
 // operand, not the difference.
 func differenceWordNear(text string, start, end int) bool {
 	lo, hi := lineAround(text, start, end, 80, 80)
+	if !strings.Contains(text[lo:hi], "ifference") && !strings.Contains(text[lo:hi], "IFFERENCE") {
+		return false // most amounts: no lowering needed to see there is no "difference"
+	}
 	line := asciiLower(text[lo:hi])
 	if strings.ContainsAny(line, "=−") || strings.Contains(line, " - $") || strings.Contains(line, " vs") {
 		return false

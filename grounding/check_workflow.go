@@ -109,7 +109,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		}
 	}
 	sev := sevOK
-	if accepted != nil && conf.priced[call.Name] {
+	if accepted != nil && conf.priced[call.Name] && len(accepted.texts) > 0 {
 		// The user accepted an amount the engine found unsupported or
 		// contradicted: consent to a wrong price is not consent to this
 		// write's (task20: "a price difference of $146" for a change that
@@ -148,8 +148,12 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 // confirmation answered whose evidence is unsupported or contradicted (a
 // failed price), and the message stating it.
 func (c *checker) unsupportedAmountIn(ev *confirmEvent) (*ArgEvidence, int) {
+	first := slices.Min(ev.texts)
 	for k := len(c.res.Decisions) - 1; k >= 0; k-- {
 		d := &c.res.Decisions[k]
+		if d.Message < first {
+			break // decisions are in message order
+		}
 		if d.Call >= 0 || !slices.Contains(ev.texts, d.Message) {
 			continue
 		}
