@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -118,12 +119,16 @@ func (c *checker) checkCharge(d *DecisionResult, text string, as, ae int, v floa
 	}
 	var note string
 	switch {
-	case slicesContainsAmount(paid, -want) && refund:
+	case slices.ContainsFunc(paid, func(p float64) bool { return sameAmount(p, -want) }) && refund:
 		note = "reported as a refund, but the result of the " + write.name + " (message " + strconv.Itoa(write.obs) + ") records it as a payment"
-	case slicesContainsAmount(paid, -want):
+	case slices.ContainsFunc(paid, func(p float64) bool { return sameAmount(p, -want) }):
 		note = "reported as charged, but the result of the " + write.name + " (message " + strconv.Itoa(write.obs) + ") records it as money going back"
 	default:
-		note = "reported as " + map[bool]string{false: "charged", true: "refunded"}[refund] + ", but the result of the " + write.name +
+		reported := "charged"
+		if refund {
+			reported = "refunded"
+		}
+		note = "reported as " + reported + ", but the result of the " + write.name +
 			" (message " + strconv.Itoa(write.obs) + ") records " + formatPayments(paid)
 	}
 	a := c.unsupportedSpan(as, text[as:ae], note)
@@ -182,15 +187,6 @@ func perHeadAmount(after string) bool {
 // $62 gift card"), not the amount paid.
 var paymentNouns = []string{"gift card", "certificate", "travel certificate", "credit card", "voucher", "balance"}
 
-func slicesContainsAmount(xs []float64, v float64) bool {
-	for _, x := range xs {
-		if sameAmount(x, v) {
-			return true
-		}
-	}
-	return false
-}
-
 // formatPayments writes recorded payments: "a payment of 305 and a
 // refund of 114".
 func formatPayments(paid []float64) string {
@@ -224,7 +220,7 @@ func nearestAmount(s string, from, to, within int) (start, end int, v float64, o
 		if j == i+1 {
 			continue
 		}
-		if rest := strings.TrimLeft(s[j:], " "); slicesHasPrefix(rest, paymentNouns) {
+		if rest := strings.TrimLeft(s[j:], " "); slices.ContainsFunc(paymentNouns, func(p string) bool { return strings.HasPrefix(rest, p) }) {
 			continue
 		}
 		dist := 0
@@ -275,13 +271,4 @@ func recordedPayments(obs, history, amount string) []float64 {
 		}
 		rest = rest[j:]
 	}
-}
-
-func slicesHasPrefix(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
 }
