@@ -912,7 +912,8 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			sent := low[start:end]
 			s0 := start
 			start = end + 1
-			if pc.statements && end < len(low) && low[end] == '?' {
+			question := end < len(low) && low[end] == '?'
+			if pc.statements && question || pc.questions && !question {
 				continue
 			}
 			if containsAny(sent, pc.unless) {

@@ -727,6 +727,10 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
 		{name: "compensation dangled before anyone asked", in: say("Why was my flight delayed?", "If you have travel insurance or are a silver/gold member, I might also be able to offer some compensation."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
+		{name: "asks the user what the reservation record shows", in: say("Please cancel reservation NO6JO3, my plans changed.", "To proceed, I need to confirm a few details:\n1. Was the reservation made within the last day?\n2. Did you purchase travel insurance for this reservation?"),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Was the reservation made within the last day", where: "asks the user what the tools show: the reservation record shows"},
+		{name: "says it will read what the record shows", in: say("Please cancel reservation NO6JO3, my plans changed.", "I need to check whether the reservation was made within the last day. Let me look up the reservation details."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		// (A delay's certificate waits for a change or cancellation: see
 		// TestCheckDelayCertificateOffer.)
 		{name: "compensation the user asked for", in: say("My flight was cancelled. Can I get some compensation?", "As a gold member, I can offer you a certificate as compensation for the cancellation."),

@@ -254,6 +254,11 @@ type PolicyClaim struct {
 	UnlessAfter []string `json:"unless_after,omitempty"`
 	// Statements: questions ("which flight was delayed?") do not count.
 	Statements bool `json:"statements,omitempty"`
+	// Questions: only questions count ("was the reservation made within
+	// the last 24 hours?"): asking the user what a record shows, where
+	// saying the same as a statement ("I need to check whether it was
+	// made within 24 hours") announces a lookup.
+	Questions bool `json:"questions,omitempty"`
 	// Fact: the sentence states a fact the visible results must show (a
 	// flight's status), not a rule; the finding says so.
 	Fact bool `json:"fact,omitempty"`
@@ -1393,10 +1398,13 @@ func (v profileValidator) policyClaims(x any) error {
 		if err := v.optional(key, m, v.isStrings, "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
 			return err
 		}
-		if err := v.optional(key, m, v.boolean, "statements", "fact", "contradicts_tools", "fails", "transfer"); err != nil {
+		if err := v.optional(key, m, v.boolean, "statements", "questions", "fact", "contradicts_tools", "fails", "transfer"); err != nil {
 			return err
+		}
+		if m["statements"] == true && m["questions"] == true {
+			return v.fail(key+".questions", "cannot be true with statements: a claim counts statements only, questions only, or both")
 		}
 		_, err := v.str(key+".note", m["note"])
 		return err
-	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "fact", "contradicts_tools", "fails", "transfer", "note")
+	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "questions", "fact", "contradicts_tools", "fails", "transfer", "note")
 }

@@ -103,6 +103,7 @@ type policyClaimRuntime struct {
 	unlessResult []string
 	unlessAfter  map[string]bool // nil when none
 	statements   bool
+	questions    bool
 	fails        bool // a fail, not ambiguous
 	tools        bool // the tools, not the policy, contradict it
 	transfer     bool
@@ -373,7 +374,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	}
 	for _, pc := range p.PolicyClaims {
 		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
-			statements: pc.Statements, unlessResult: lowerAll(pc.UnlessResult), transfer: pc.Transfer}
+			statements: pc.Statements, questions: pc.Questions, unlessResult: lowerAll(pc.UnlessResult), transfer: pc.Transfer}
 		if len(pc.UnlessAfter) > 0 {
 			r.unlessAfter = setOf(pc.UnlessAfter)
 		}
@@ -382,6 +383,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		}
 		if pc.Fact {
 			r.note = "states what no visible tool result shows: " + pc.Note
+		}
+		if pc.Questions {
+			r.note = "asks the user what the tools show: " + pc.Note
 		}
 		if pc.ContradictsTools {
 			r.note, r.fails, r.tools = pc.Note, true, true
