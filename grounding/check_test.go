@@ -729,6 +729,12 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "explicitly asks"},
 		{name: "asks the user what the reservation record shows", in: say("Please cancel reservation NO6JO3, my plans changed.", "To proceed, I need to confirm a few details:\n1. Was the reservation made within the last day?\n2. Did you purchase travel insurance for this reservation?"),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Was the reservation made within the last day", where: "asks the user what the tools show: the reservation record shows"},
+		{name: "asks the user for the route of a reservation the agent can read", in: say("I want a nonstop flight instead on reservation HXDUBJ.", "To explore nonstop flights, I'll need the origin and the destination of your current reservation."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "To explore nonstop flights, I'll need the origin and the destination of your current reservation", where: "asks the user what the tools show: the reservation record shows its route"},
+		{name: "asks for the ids to read the reservation", in: say("I want a nonstop flight instead.", "Could you please provide your user ID and reservation ID so I can check the details of your current reservation?"),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "an original reservation is not an origin", in: say("Change my Atlanta flight HAT030.", "Flight HAT030 is part of your original reservation, so we need to address it before the change to the Atlanta segment."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "says it will read what the record shows", in: say("Please cancel reservation NO6JO3, my plans changed.", "I need to check whether the reservation was made within the last day. Let me look up the reservation details."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		// (A delay's certificate waits for a change or cancellation: see

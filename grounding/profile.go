@@ -259,6 +259,10 @@ type PolicyClaim struct {
 	// saying the same as a statement ("I need to check whether it was
 	// made within 24 hours") announces a lookup.
 	Questions bool `json:"questions,omitempty"`
+	// Asks: the sentence asks the user for what the visible tools would
+	// show (a record's route, when it was made), rather than stating a
+	// rule; the finding says so.
+	Asks bool `json:"asks,omitempty"`
 	// Fact: the sentence states a fact the visible results must show (a
 	// flight's status), not a rule; the finding says so.
 	Fact bool `json:"fact,omitempty"`
@@ -1398,7 +1402,7 @@ func (v profileValidator) policyClaims(x any) error {
 		if err := v.optional(key, m, v.isStrings, "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
 			return err
 		}
-		if err := v.optional(key, m, v.boolean, "statements", "questions", "fact", "contradicts_tools", "fails", "transfer"); err != nil {
+		if err := v.optional(key, m, v.boolean, "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer"); err != nil {
 			return err
 		}
 		if m["statements"] == true && m["questions"] == true {
@@ -1406,5 +1410,5 @@ func (v profileValidator) policyClaims(x any) error {
 		}
 		_, err := v.str(key+".note", m["note"])
 		return err
-	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "questions", "fact", "contradicts_tools", "fails", "transfer", "note")
+	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "note")
 }

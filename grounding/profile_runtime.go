@@ -384,7 +384,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		if pc.Fact {
 			r.note = "states what no visible tool result shows: " + pc.Note
 		}
-		if pc.Questions {
+		if pc.Asks {
 			r.note = "asks the user what the tools show: " + pc.Note
 		}
 		if pc.ContradictsTools {
