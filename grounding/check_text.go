@@ -155,6 +155,9 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 	if s := c.checkCounts(d, text, msg); s > sev {
 		sev = s
 	}
+	if s := c.checkSameDay(d, text, msg); s > sev {
+		sev = s
+	}
 	// Choice in replies: a reply that proposes exactly one of several
 	// visible candidates of a kind (a payment method) made a choice; one
 	// that lists several presents options.

@@ -94,6 +94,9 @@ type Profile struct {
 	// Charges are the payments a write's result records: a reply that
 	// reports what the write charged or refunded must state one of them.
 	Charges []ChargeRule `json:"charges,omitempty"`
+	// SameDay are records whose dates a reply may group by day ("you have
+	// two flights on May 17"): the group it names must be the records'.
+	SameDay []SameDayRule `json:"same_day,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -356,6 +359,26 @@ type ChargeRule struct {
 	Tools   []string `json:"tools"`
 	History string   `json:"history"`
 	Amount  string   `json:"amount"`
+}
+
+// SameDayRule checks what a reply says about which of the user's records
+// (keyed by Field, e.g. reservation_id; the latest visible tool result of
+// each) fall on the same day (their Dates, a path such as
+// "flights[*].date"). A record whose Status field is one of Closed (a
+// cancelled reservation) no longer counts. A sentence holding one of
+// Claims ("same day", "flights on") that names records for a date must
+// name every counted record with a date on that day: one that leaves one
+// out is ambiguous (vis.unsupported; the label sets split on such
+// slips). A sentence holding one of None ("no other duplicate") while two
+// counted records share a day (the one the sentence names, if it names
+// one) fails (vis.contradiction): the records say otherwise.
+type SameDayRule struct {
+	Field  string   `json:"field"`
+	Dates  string   `json:"dates"`
+	Status string   `json:"status,omitempty"`
+	Closed []string `json:"closed,omitempty"`
+	Claims []string `json:"claims"`
+	None   []string `json:"none,omitempty"`
 }
 
 // CompensationCase is one case of a CompensationRule: Unit per head, after
@@ -802,7 +825,7 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day")
 	if err != nil {
 		return err
 	}
@@ -815,6 +838,31 @@ func (v profileValidator) document(doc any) error {
 		}
 		return v.requiredStrings(key, m, "history", "amount")
 	}, "tools", "history", "amount")
+	if err != nil {
+		return err
+	}
+	err = v.objects("same_day", top["same_day"], func(key string, m map[string]any) error {
+		if err := v.requiredStrings(key, m, "field", "dates"); err != nil {
+			return err
+		}
+		if x, ok := m["claims"]; !ok {
+			return v.fail(key+".claims", "is required")
+		} else if cs, err := v.strings(key+".claims", x); err != nil {
+			return err
+		} else if len(cs) == 0 {
+			return v.fail(key+".claims", "must not be empty")
+		}
+		if err := v.optional(key, m, v.isStr, "status"); err != nil {
+			return err
+		}
+		if err := v.optional(key, m, v.isStrings, "closed", "none"); err != nil {
+			return err
+		}
+		if _, ok := m["closed"]; ok && m["status"] == nil {
+			return v.fail(key+".closed", "needs status: the field whose value closes a record")
+		}
+		return nil
+	}, "field", "dates", "status", "closed", "claims", "none")
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,7 @@ type profileRuntime struct {
 	allowances    []allowanceRuntime
 	compensations []compensationRuntime
 	charges       []chargeRuntime
+	sameDay       []sameDayRuntime
 }
 
 type conditionRuntime struct {
@@ -371,6 +372,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	}
 	for _, cr := range p.Charges {
 		rt.charges = append(rt.charges, chargeRuntime{ChargeRule: cr, tools: setOf(cr.Tools)})
+	}
+	for _, sd := range p.SameDay {
+		rt.sameDay = append(rt.sameDay, sameDayRuntime{SameDayRule: sd, claims: lowerAll(sd.Claims), none: lowerAll(sd.None)})
 	}
 	for _, pc := range p.PolicyClaims {
 		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
