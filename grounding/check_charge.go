@@ -68,6 +68,12 @@ func (c *checker) checkCharges(d *DecisionResult, text string, msg int) int {
 			sev = max(sev, sevAmbiguous)
 			continue
 		}
+		if rule.Method != "" && containsAny(sent, paidWith) {
+			if s, ok := c.unpaidMethod(d, text, s0, end, rule, write); ok {
+				sev = max(sev, s)
+				continue
+			}
+		}
 		seen := -1 // the amount already checked in this sentence
 		for _, words := range [2][]string{chargeWords, moneyBackWords} {
 			for _, w := range words {
@@ -86,6 +92,32 @@ func (c *checker) checkCharges(d *DecisionResult, text string, msg int) int {
 		}
 	}
 	return sev
+}
+
+// paidWith says a payment was taken with, or moved to, a payment method.
+var paidWith = []string{"payment method has been updated", "payment method has been changed", "payment method for your reservation has been",
+	"updated to use your", "charged to your", "deducted from your", "paid with your", "paid using your"}
+
+// unpaidMethod flags the sentence text[s0:end] that says write's payment
+// was taken with its payment method (rule.Method of its arguments) when
+// the write's result records no payment by that method.
+func (c *checker) unpaidMethod(d *DecisionResult, text string, s0, end int, rule *chargeRuntime, write *callInfo) (int, bool) {
+	method, ok := record(write.args).str(rule.Method)
+	if !ok || method == "" {
+		return sevOK, false
+	}
+	obs := c.t.Messages[write.obs].Content
+	hist, ok := topLevelValue(obs, rule.History)
+	if !ok || strings.Contains(hist, strconv.Quote(method)) {
+		return sevOK, false
+	}
+	a := c.unsupportedSpan(s0, text[s0:end], "says the payment was made with "+method+", but the result of the "+write.name+
+		" (message "+strconv.Itoa(write.obs)+") records no payment by it")
+	a.Status, a.Reason = StatusContradiction, ReasonContradiction
+	a.Where.Found, a.Where.Message = "visible", write.obs
+	c.pointAtHistory(&a, write)
+	d.Args = append(d.Args, a)
+	return sevFail, true
 }
 
 // moneyBackSentence makes a sentence's reported amounts refunds.

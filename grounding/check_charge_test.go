@@ -39,6 +39,15 @@ func TestCheckCharges(t *testing.T) {
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a refund reported per passenger", in: report(strings.Replace(refunded, `"amount": -114`, `"amount": -38`, 1), "Done. The refund of $38 per passenger has been credited back to your card."),
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "the payment said to use a method the result records no payment by", in: traj("airline").sys(airlinePolicy).
+			user("I am mia_li_3668. Please add a bag to NO6JO3 and pay with gift_card_7219486.").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("I will set NO6JO3 to 1 checked bag, none paid, using gift_card_7219486. Shall I proceed?").user("Yes.").
+			call("update_reservation_baggages", `{"reservation_id":"NO6JO3","total_baggages":1,"nonfree_baggages":0,"payment_id":"gift_card_7219486"}`, reservationNO6).
+			say("The payment method for your reservation has been successfully updated to use your gift card.").build(),
+			msg: 8, call: -1, verdict: VerdictFail, reason: ReasonContradiction, status: StatusContradiction,
+			arg:   "The payment method for your reservation has been successfully updated to use your gift card",
+			where: "says the payment was made with gift_card_7219486, but the result of the update_reservation_baggages (message 7) records no payment by it"},
 		{name: "a payment method's balance beside the charge word", in: report(charged, "Done. The payment of $1302 was processed; your $495 gift card was not used."),
 			msg: 8, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 	})

@@ -355,10 +355,17 @@ type CompensationRule struct {
 // amounts, or their total, with its sign: a reply that reports another
 // amount, or a refund as a charge, fails (vis.contradiction), pointing at
 // the result.
+//
+// Method, when set, names both the call's argument and each payment's
+// field that hold the payment method (payment_id): a reply that says the
+// payment was taken with or moved to the method ("the payment method has
+// been updated to use your gift card") fails when the result records no
+// payment by the call's method.
 type ChargeRule struct {
 	Tools   []string `json:"tools"`
 	History string   `json:"history"`
 	Amount  string   `json:"amount"`
+	Method  string   `json:"method,omitempty"`
 }
 
 // SameDayRule checks what a reply says about which of the user's records
@@ -836,8 +843,11 @@ func (v profileValidator) document(doc any) error {
 		if err := v.toolList(key, m); err != nil {
 			return err
 		}
+		if err := v.optional(key, m, v.isStr, "method"); err != nil {
+			return err
+		}
 		return v.requiredStrings(key, m, "history", "amount")
-	}, "tools", "history", "amount")
+	}, "tools", "history", "amount", "method")
 	if err != nil {
 		return err
 	}
