@@ -752,6 +752,8 @@ func TestCheckPolicyStatements(t *testing.T) {
 		{name: "the reservation id insisted on after the user said they do not have it", in: say("I don't have the reservation ID with me. My user id is mia_li_3668.", "Unfortunately, I need the reservation ID to proceed with the cancellation. Once you have it, let me know."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported,
 			arg: "Unfortunately, I need the reservation ID to proceed with the cancellation", where: "the policy requires no reservation id"},
+		{name: "both ids insisted on after the user said they do not have them", in: say("I'm sorry, I don't have those with me right now. Is there another way to find my booking?", "Unfortunately, I need the user ID and reservation ID to access and modify your booking details. Please try to locate this information."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "Unfortunately, I need the user ID and reservation ID to access and modify your booking details", where: "do not have the reservation id"},
 		{name: "the reservation id asked for, a lookup offered in the next sentence", in: say("I don't have the reservation ID with me. My user id is mia_li_3668.", "To proceed, I need the reservation ID. If you don't have it, I can look it up for you."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "the reservation id asked for first", in: say("I want to cancel a trip. My user id is mia_li_3668.", "To proceed with the cancellation, I need the reservation ID."),
