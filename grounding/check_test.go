@@ -1073,3 +1073,24 @@ func TestCheckItemRemoval(t *testing.T) {
 			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 	})
 }
+
+// TestCheckNewOrderOffer: no retail tool places an order, so offering to
+// place one for the user fails (retail blind set 2 failed one); telling
+// the user it is beyond the agent, or giving an item id for the user's
+// own order, passes.
+func TestCheckNewOrderOffer(t *testing.T) {
+	reply := func(text string) *Trajectory {
+		return traj("retail").
+			user("I am chen_johnson_4204. Please reinstate my cancelled order #W5061109, I need the speaker.").
+			say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "offers to place a new order", in: reply("A cancelled order cannot be reinstated. Alternatively, I can assist you in placing a new order for the same items."),
+			msg: 1, call: -1, verdict: VerdictFail, reason: ReasonContradiction, status: StatusContradiction,
+			arg: "Alternatively, I can assist you in placing a new order for the same items", where: "no tool places an order"},
+		{name: "says a new order is beyond the agent", in: reply("A cancelled order cannot be reinstated, and placing a new order is outside the scope of what I can do."),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "gives the item id for the user's own order", in: reply("A cancelled order cannot be reinstated. The details of #W5061109 are for your reference if you place a new order yourself."),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+	})
+}
