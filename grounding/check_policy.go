@@ -24,6 +24,16 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		if !r.tools[call.Name] || !call.ArgumentsValid() {
 			continue
 		}
+		if r.route != nil && r.route.OfCall {
+			// A booking: its own arguments state the route it books.
+			if why, off := c.offRoute(r.route, record(call.Arguments), call, msg); off {
+				d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+					Status: StatusUnsupported, Reason: ReasonUnsupported,
+					Where: againstPolicy(fmt.Sprintf("the call books %s; the policy allows %s only when %s", why, call.Name, r.rule))})
+				sev = sevAmbiguous
+			}
+			continue
+		}
 		val, ok := record(call.Arguments).str(r.arg)
 		if !ok || val == "" {
 			continue

@@ -857,6 +857,47 @@ func TestCheckRouteKept(t *testing.T) {
 		{name: "the change keeps the route", in: change("HAT150"),
 			msg: 8, call: 0, verdict: VerdictPass, absent: ReasonUnsupported},
 	})
+	// A booking states its own route: a round trip needs flights back.
+	search2 := `[{"flight_number":"HAT004","origin":"ATL","destination":"DFW","date":"2024-05-20"},{"flight_number":"HAT150","origin":"DFW","destination":"PHL","date":"2024-05-20"},{"flight_number":"HAT230","origin":"PHL","destination":"ATL","date":"2024-05-24"}]`
+	book := func(trip string, flights ...string) *Trajectory {
+		fl := ""
+		for i, f := range flights {
+			if i > 0 {
+				fl += ","
+			}
+			fl += `{"flight_number":"` + f + `","date":"2024-05-20"}`
+		}
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668. Book me ATL to PHL, "+strings.ReplaceAll(trip, "_", " ")+", economy, on my card credit_card_4421486, no bags, no insurance.").
+			call("search_onestop_flight", `{"origin":"ATL","destination":"PHL","date":"2024-05-20"}`, search2).
+			say("I will book "+strings.Join(flights, ", ")+" in economy for $300 on credit_card_4421486. Shall I proceed?").user("Yes.").
+			call("book_reservation", `{"user_id":"mia_li_3668","origin":"ATL","destination":"PHL","flight_type":"`+trip+`","cabin":"economy","flights":[`+fl+`],"passengers":[{"first_name":"Mia","last_name":"Li","dob":"1990-04-05"}],"payment_methods":[{"payment_id":"credit_card_4421486","amount":300}],"total_baggages":0,"nonfree_baggages":0,"insurance":"no"}`, `{"reservation_id":"HATHAT"}`).build()
+	}
+	// The fixture's booking is unsupported in other ways too (no user
+	// details read, a price the search does not give): only the route
+	// finding is looked at here.
+	for _, tt := range []struct {
+		name string
+		in   *Trajectory
+		want string // "" = no route finding
+	}{
+		{"a round trip booked with no flight back", book("round_trip", "HAT004", "HAT150"), "the call books a round trip from ATL to PHL, while the new flights go ATL-DFW-PHL"},
+		{"a one-way trip booked as it flies", book("one_way", "HAT004", "HAT150"), ""},
+		{"a round trip booked with its flight back", book("round_trip", "HAT004", "HAT150", "HAT230"), ""},
+	} {
+		d := decisionAt(t, Check(tt.in, nil), 6, 0)
+		got := ""
+		for _, a := range d.Args {
+			if w := a.Where.String(); strings.Contains(w, "the call books") {
+				got = w
+			}
+		}
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: route finding %q, want %q", tt.name, got, tt.want)
+		}
+		if tt.want != "" && d.Verdict == VerdictPass {
+			t.Errorf("%s: verdict pass", tt.name)
+		}
+	}
 }
 
 // TestCheckTransferCarriesOffer: a transfer that follows a reply offering

@@ -218,8 +218,13 @@ type ConditionRule struct {
 // back at the Origin. Each flight's endpoints are read from the latest
 // visible tool result that lists the flight number with "origin" and
 // "destination"; a flight found nowhere makes the rule say nothing.
+//
+// OfCall makes the call's own arguments the record: a booking states the
+// route it books (origin, destination, flight_type), and its flights must
+// fly it. The condition's arg is then not read.
 type RouteRule struct {
 	Flights     string `json:"flights"`
+	OfCall      bool   `json:"of_call,omitempty"`
 	Origin      string `json:"origin,omitempty"`      // default "origin"
 	Destination string `json:"destination,omitempty"` // default "destination"
 	Trip        string `json:"trip,omitempty"`        // default "flight_type"
@@ -1285,7 +1290,7 @@ func splitPattern(p string) []string {
 func (v profileValidator) conditions(x any) error {
 	return v.objects("workflow.conditions", x, func(key string, rm map[string]any) error {
 		if x, ok := rm["route"]; ok {
-			ro, err := v.object(key+".route", x, "flights", "origin", "destination", "trip")
+			ro, err := v.object(key+".route", x, "flights", "origin", "destination", "trip", "of_call")
 			if err != nil {
 				return err
 			}
@@ -1295,9 +1300,16 @@ func (v profileValidator) conditions(x any) error {
 			if err := v.optional(key+".route", ro, v.isStr, "flights", "origin", "destination", "trip"); err != nil {
 				return err
 			}
+			if err := v.optional(key+".route", ro, v.boolean, "of_call"); err != nil {
+				return err
+			}
+		}
+		ofCall := false
+		if ro, ok := rm["route"].(map[string]any); ok {
+			ofCall = ro["of_call"] == true
 		}
 		for _, req := range []string{"tools", "arg"} {
-			if _, ok := rm[req]; !ok {
+			if _, ok := rm[req]; !ok && !(req == "arg" && ofCall) {
 				return v.fail(key+"."+req, "is required")
 			}
 		}

@@ -88,6 +88,8 @@ func TestParseProfileErrors(t *testing.T) {
 		{"policy claim counting neither statements nor questions", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "statements": true, "questions": true, "note": "n"}]}`, "policy_claims[0].questions", "cannot be true with statements"},
 		{"same day closed without status", `{"name": "x", "version": "1", "same_day": [{"field": "reservation_id", "dates": "flights[*].date", "closed": ["cancelled"], "claims": ["same day"]}]}`, "same_day[0].closed", "needs status"},
 		{"same day without claims", `{"name": "x", "version": "1", "same_day": [{"field": "reservation_id", "dates": "flights[*].date"}]}`, "same_day[0].claims", "is required"},
+		{"condition without arg", `{"name": "x", "version": "1", "workflow": {"conditions": [{"tools": ["t"], "rule": "r", "route": {"flights": "flights[*].flight_number"}}]}}`, "workflow.conditions[0].arg", "is required"},
+		{"route of_call not a boolean", `{"name": "x", "version": "1", "workflow": {"conditions": [{"tools": ["t"], "route": {"flights": "f", "of_call": "yes"}}]}}`, "workflow.conditions[0].route.of_call", "true or false"},
 		{"policy claim statements not a boolean", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "statements": "yes", "note": "n"}]}`, "policy_claims[0].statements", "true or false"},
 		{"route without flights", `{"name": "x", "version": "1", "workflow": {"conditions": [{"tools": ["change"], "arg": "id", "route": {"origin": "from"}}]}}`, "workflow.conditions[0].route.flights", "required"},
 		{"policy claim with_user not phrases", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "with_user": 3, "note": "n"}]}`, "policy_claims[0].with_user", "array"},
