@@ -29,6 +29,9 @@ type jsonWalker struct {
 	segBytes int
 	over     int
 	depth    int
+	// segLen is the rendered length of each kept segment, so pop drops a
+	// segment without rendering it again.
+	segLen []int32
 	// path is segs rendered (see appendPath), kept up to date as segments
 	// are pushed and popped while scanning (not in leaf mode): a leaf copies
 	// the path, at most maxPathBytes+len(pathCut) bytes, instead of
@@ -54,7 +57,7 @@ type jsonWalker struct {
 // one complete JSON value.
 func (w *jsonWalker) walkLeaves(src string, onLeaf func(w *jsonWalker, kind byte, s string, f float64, start, end int)) bool {
 	w.src, w.pos, w.bad, w.onLeaf = src, 0, false, onLeaf
-	w.segs, w.segBytes, w.over, w.depth = w.segs[:0], 0, 0, 0
+	w.segs, w.segLen, w.segBytes, w.over, w.depth = w.segs[:0], w.segLen[:0], 0, 0, 0
 	w.value(-1, 0)
 	w.ws()
 	w.onLeaf = nil
@@ -68,7 +71,7 @@ func (w *jsonWalker) walkJSON(src string, sc *textScanner) bool {
 	out := sc.out
 	nm, na, no, nk := len(out.ms), len(out.arena), len(out.objs), len(out.keys)
 	w.src, w.pos, w.sc, w.bad = src, 0, sc, false
-	w.segs, w.segBytes, w.over, w.depth = w.segs[:0], 0, 0, 0
+	w.segs, w.segLen, w.segBytes, w.over, w.depth = w.segs[:0], w.segLen[:0], 0, 0, 0
 	w.path = w.path[:0]
 	w.lastP0 = -1
 	w.value(-1, 0)
@@ -150,12 +153,26 @@ func appendSeg(b []byte, i int, s jsonSeg) []byte {
 // the bounds is only counted (over); the path then ends in pathCut.
 func (w *jsonWalker) push(s jsonSeg) {
 	if w.over == 0 && len(w.segs) < maxPathSegs && len(s.key) <= maxPathBytes {
-		w.scratch = appendSeg(w.scratch[:0], len(w.segs), s)
-		if w.segBytes+len(w.scratch) <= maxPathBytes {
+		// Outside leaf mode the segment is rendered straight onto the path
+		// (and cut off again when it does not fit); in leaf mode only its
+		// length is needed.
+		var n int
+		if w.onLeaf == nil {
+			p0 := len(w.path)
+			w.path = appendSeg(w.path, len(w.segs), s)
+			n = len(w.path) - p0
+			if w.segBytes+n > maxPathBytes {
+				w.path = w.path[:p0]
+			}
+		} else {
+			w.scratch = appendSeg(w.scratch[:0], len(w.segs), s)
+			n = len(w.scratch)
+		}
+		if w.segBytes+n <= maxPathBytes {
 			w.segs = append(w.segs, s)
-			w.segBytes += len(w.scratch)
+			w.segLen = append(w.segLen, int32(n))
+			w.segBytes += n
 			if w.onLeaf == nil {
-				w.path = append(w.path, w.scratch...)
 				w.lastP0 = -1
 			}
 			return
@@ -178,8 +195,8 @@ func (w *jsonWalker) pop() {
 		return
 	}
 	last := len(w.segs) - 1
-	n := len(appendSeg(w.scratch[:0], last, w.segs[last]))
-	w.segs = w.segs[:last]
+	n := int(w.segLen[last])
+	w.segs, w.segLen = w.segs[:last], w.segLen[:last]
 	w.segBytes -= n
 	if w.onLeaf == nil {
 		w.path = w.path[:len(w.path)-n]
@@ -192,13 +209,23 @@ func plainKey(k string) bool {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(letterByte(c) || digitByte(c) || c == '_' || c == '-' || c == '$' || c == '#') {
+		if !plainKeyByte[k[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// plainKeyByte marks the bytes a key may have and still be written bare
+// in a path (letters, digits, '_', '-', '$', '#'): one table load per byte
+// of every key pushed.
+var plainKeyByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = letterByte(b) || digitByte(b) || b == '_' || b == '-' || b == '$' || b == '#'
+	}
+	return t
+}()
 
 // leafCtx sets the scanner context for a leaf at the current path.
 func (w *jsonWalker) leafCtx(obj int32, key int32) {

@@ -133,7 +133,10 @@ type kindRuntime struct {
 	spec        KindProfile
 	recordWords [][]string // phraseWords of spec.RecordPhrases
 	patterns    [][]string
-	contradict  map[string]bool
+	// tailOf is, per pattern, X when the pattern is **.X (X a key), else
+	// "": such a pattern matches every path whose last segment is X.
+	tailOf     []string
+	contradict map[string]bool
 }
 
 type orderRuntime struct {
@@ -248,7 +251,13 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			kr.recordWords = append(kr.recordWords, phraseWords(p))
 		}
 		for _, pat := range k.Paths {
-			kr.patterns = append(kr.patterns, splitPattern(pat))
+			segs := splitPattern(pat)
+			tail := ""
+			if len(segs) == 2 && segs[0] == "**" && segs[1] != "*" && segs[1] != "**" {
+				tail = segs[1]
+			}
+			kr.patterns = append(kr.patterns, segs)
+			kr.tailOf = append(kr.tailOf, tail)
 		}
 		for _, c := range k.Contradict {
 			kr.contradict[c] = true

@@ -642,7 +642,7 @@ func (c *checker) kindCandidates(msg int, echoKeys []string, recordEnts []int32)
 			} else {
 				k = c.rt.wildKinds[n-len(kinds)]
 			}
-			if !k.matches(path) {
+			if !k.matches(path, buf.jsonKey(m)) {
 				continue
 			}
 			key := buf.key(m)
@@ -726,12 +726,23 @@ func (c *checker) resetKinds() {
 }
 
 // matches reports whether a rendered JSON path (a.b[0].c, ["x y"].d) matches
-// one of the kind's patterns.
-func (k *kindRuntime) matches(path []byte) bool {
+// one of the kind's patterns. last is the last object key on the path
+// (mentionBuf.jsonKey): when the path does not end in ']' its last segment
+// is that key written bare, and a pattern **.X is decided by comparing X
+// with it instead of reading the path back (this runs for every leaf of
+// every observation, and most patterns are of that form).
+func (k *kindRuntime) matches(path []byte, last string) bool {
 	if pathIsCut(path) {
 		return false // the cut part may hold any key
 	}
-	for _, pat := range k.patterns {
+	bare := len(path) > 0 && path[len(path)-1] != ']'
+	for i, pat := range k.patterns {
+		if t := k.tailOf[i]; t != "" && bare {
+			if t == last {
+				return true
+			}
+			continue
+		}
 		if matchPath(pat, path) {
 			return true
 		}
