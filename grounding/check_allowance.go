@@ -284,14 +284,8 @@ func (c *checker) allowanceClaims(d *DecisionResult, text, low string, msg int) 
 			continue
 		}
 		ctx := allowanceContext{tierMsg: -2}
-		for start := 0; start < len(low); {
-			end := start + strings.IndexAny(low[start:], ".!?\n")
-			if end < start {
-				end = len(low)
-			}
-			sent := low[start:end]
-			s0 := start
-			start = end + 1
+		for s0, end := range sentences(low) {
+			sent := low[s0:end]
 			n, itemEnd, ok := a.statedCount(sent)
 			if !ok {
 				continue

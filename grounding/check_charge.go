@@ -44,13 +44,8 @@ func (c *checker) checkCharges(d *DecisionResult, text string, msg int) int {
 	}
 	low := asciiLower(text)
 	sev := sevOK
-	for start := 0; start < len(low); {
-		end := start + strings.IndexAny(low[start:], ".!?\n")
-		if end < start {
-			end = len(low)
-		}
-		sent, s0 := low[start:end], start
-		start = end + 1
+	for s0, end := range sentences(low) {
+		sent := low[s0:end]
 		// A sentence that speaks of money going back reports a refund
 		// ("Refund: $3,925 has been processed back to your gift card").
 		refund := containsAny(sent, moneyBackSentence)

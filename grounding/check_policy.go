@@ -531,14 +531,8 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 		// one the text named before it, else the last one the latest
 		// visible user or agent message named.
 		before := c.lastNamedBefore(ids, msg)
-		for start := 0; start < len(low); {
-			end := start + strings.IndexAny(low[start:], ".!?\n")
-			if end < start {
-				end = len(low)
-			}
-			sent := low[start:end]
-			s0 := start
-			start = end + 1
+		for s0, end := range sentences(low) {
+			sent := low[s0:end]
 			denied := containsAny(sent, r.deniedClaims)
 			if !denied && !containsAny(sent, r.allowedClaims) {
 				if v := lastNamed(text[s0:end], ids); v != "" {
@@ -914,14 +908,8 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			continue
 		}
 		resultSaid := -1 // unknown until a sentence needs it
-		for start := 0; start < len(low); {
-			end := start + strings.IndexAny(low[start:], ".!?\n")
-			if end < start {
-				end = len(low)
-			}
-			sent := low[start:end]
-			s0 := start
-			start = end + 1
+		for s0, end := range sentences(low) {
+			sent := low[s0:end]
 			question := end < len(low) && low[end] == '?'
 			if pc.statements && question || pc.questions && !question {
 				continue

@@ -43,13 +43,8 @@ func (c *checker) checkSameDay(d *DecisionResult, text string, msg int) int {
 			continue
 		}
 		days := c.recordDays(r, x)
-		for start := 0; start < len(low); {
-			end := start + strings.IndexAny(low[start:], ".!?\n")
-			if end < start {
-				end = len(low)
-			}
-			sent, s0 := low[start:end], start
-			start = end + 1
+		for s0, end := range sentences(low) {
+			sent := low[s0:end]
 			denies := containsAny(sent, r.none)
 			if !denies && !containsAny(sent, r.claims) {
 				continue

@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -906,4 +907,23 @@ func lineAround(text string, start, end, before, after int) (lo, hi int) {
 		hi = end + k
 	}
 	return lo, hi
+}
+
+// sentences yields the bounds [start, end) of each sentence of s, split at
+// '.', '!', '?' and newlines; end is the index of the terminator, or len(s)
+// for a last sentence without one. The sentence checks of the replies walk
+// text with it.
+func sentences(s string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for start := 0; start < len(s); {
+			end := start + strings.IndexAny(s[start:], ".!?\n")
+			if end < start {
+				end = len(s)
+			}
+			if !yield(start, end) {
+				return
+			}
+			start = end + 1
+		}
+	}
 }
