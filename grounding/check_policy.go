@@ -716,7 +716,8 @@ func skipLeadFiller(s string, i int) int {
 
 // claimContext reports whether a claim's with or with_user phrases hold
 // around a reply: with in the reply or in the agent's previous text reply,
-// with_user in the latest visible user message before msg.
+// with_user in the latest visible user message before msg (any earlier
+// one, with with_user_any).
 func (c *checker) claimContext(pc *policyClaimRuntime, low string, msg int) bool {
 	if pc.with != nil {
 		if pc.with.contains(low) {
@@ -738,7 +739,12 @@ func (c *checker) claimContext(pc *policyClaimRuntime, low string, msg int) bool
 	if pc.withUser != nil {
 		for k := len(c.userMsgs) - 1; k >= 0; k-- {
 			if um := int(c.userMsgs[k]); um < msg {
-				return pc.withUser.contains(c.lowerContent(um))
+				if pc.withUser.contains(c.lowerContent(um)) {
+					return true
+				}
+				if !pc.userAny {
+					return false
+				}
 			}
 		}
 	}

@@ -25,13 +25,7 @@ func (c *checker) checkSameDay(d *DecisionResult, text string, msg int) int {
 	if len(c.rt.sameDay) == 0 {
 		return sevOK
 	}
-	// Lower-cased ASCII keeps the text's offsets; a reply's own is cached.
-	var low string
-	if text == c.t.Messages[msg].Content {
-		low = c.lowOf(msg).foldOf(text)
-	} else {
-		low = asciiLower(text)
-	}
+	low := c.textLower(text, msg)
 	sev := sevOK
 	for i := range c.rt.sameDay {
 		r := &c.rt.sameDay[i]

@@ -721,6 +721,22 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction},
 		{name: "basic economy flights cannot be changed: the policy's rule", in: say("Please move my flight to Friday.", "Basic economy flights cannot be modified, so I cannot change the flight."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "basic economy said to allow no change after the user asked for business", in: traj("airline").sys(airlinePolicy).
+			user("I'd like to change my reservation to the cheapest business class round trip, same dates.").
+			say("I can help. What is your user id and reservation id?").
+			user("I don't have the reservation id. Does a basic economy ticket allow any changes?").
+			say("Basic economy tickets cannot be modified. If you need further assistance, feel free to ask!").build(),
+			msg: 4, call: -1, verdict: VerdictFail, reason: ReasonContradiction, arg: "Basic economy tickets cannot be modified", where: "asked for a cabin change"},
+		{name: "basic economy said to allow no change, the cabin change offered", in: traj("airline").sys(airlinePolicy).
+			user("I'd like to upgrade my reservation to business.").
+			say("What is your reservation id?").user("It's basic economy, can it be changed?").
+			say("Since the reservation is in basic economy, it cannot be modified. However, you can upgrade the cabin class.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "basic economy said to allow no change to a user who asked for a flight change", in: traj("airline").sys(airlinePolicy).
+			user("I want to move my trip to next Friday.").
+			say("What is your reservation id?").user("It's basic economy, can it be changed?").
+			say("Your reservation is in basic economy class, which cannot be modified.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "the number of passengers cannot change: the policy's rule", in: say("Please add my son.", "Even on basic economy, the number of passengers cannot be changed."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "compensation offered unasked", in: say("My flight was cancelled and I'm frustrated.", "As a gold member, I can offer you a certificate as compensation for the cancellation."),
@@ -1032,6 +1048,14 @@ func TestCheckLastFourClaims(t *testing.T) {
 			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "ending in 7447", where: "only the user said them"},
 		{name: "digits of a listed card", in: charged(true, "7447"),
 			msg: 6, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "a gift card by the end of its id", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. I'd like to pay with my gift card.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say("I'll use your Gift Card ending in 9776.").build(),
+			msg: 4, call: -1, verdict: VerdictPass, arg: "9776", status: StatusNormalized, where: "gift_card_7359776"},
+		{name: "a number no id ends in", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668. How can I pay?").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say("You can pay with your Gift Card ending in 9775.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, arg: "9775", status: StatusUnsupported},
 	})
 }
 

@@ -55,6 +55,15 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 			} else {
 				role = RoleAmount
 				f = c.amountSupport(m.num, fmtNum(m.num), field, msg, true)
+				if f.status == StatusUnsupported && len(span) == 4 && onlyDigits(span) && afterLastFourLead(text, int(m.start)) {
+					// A card's last four that no last_four holds: the end
+					// of an id ("Gift Card ending in 1784" for
+					// gift_card_1591784), a string to find.
+					// Found nowhere, it stays an unsupported number.
+					if g := c.identSupport(argLeaf{kind: 's', s: span, raw: c.quoteOut(span), path: field}, ArgProfile{Role: RoleIdentifier}, d, ci, msg, true); g.status != StatusUnsupported {
+						role, f = RoleIdentifier, g
+					}
+				}
 				if f.status == StatusUnsupported && m.isInt && m.num >= 0 && m.num <= 24 {
 					// "(16 - 13)": hours of visible clock times.
 					h := int(m.num)
@@ -157,6 +166,9 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		sev = s
 	}
 	if s := c.checkSameDay(d, text, msg); s > sev {
+		sev = s
+	}
+	if s := c.checkOriginalPayment(d, text, msg); s > sev {
 		sev = s
 	}
 	// Choice in replies: a reply that proposes exactly one of several
@@ -926,4 +938,16 @@ func sentences(s string) iter.Seq2[int, int] {
 			start = end + 1
 		}
 	}
+}
+
+// afterLastFourLead reports whether text[:at] ends with a lead that
+// introduces a card's last four digits ("ending in", "last four: ").
+func afterLastFourLead(text string, at int) bool {
+	before := strings.TrimRight(text[max(0, at-24):at], " :*-")
+	for _, lead := range lastFourLeads {
+		if len(before) >= len(lead) && strings.EqualFold(before[len(before)-len(lead):], lead) {
+			return true
+		}
+	}
+	return false
 }

@@ -97,6 +97,10 @@ type Profile struct {
 	// SameDay are records whose dates a reply may group by day ("you have
 	// two flights on May 17"): the group it names must be the records'.
 	SameDay []SameDayRule `json:"same_day,omitempty"`
+	// OriginalPayment are records whose payment history says which method
+	// is "the original payment method" a reply may name by a card's last
+	// four digits.
+	OriginalPayment []OriginalPaymentRule `json:"original_payment,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -253,6 +257,10 @@ type PolicyClaim struct {
 	// agent's previous text reply counts too (the denial came a turn
 	// earlier).
 	WithUser []string `json:"with_user,omitempty"`
+	// WithUserAny: WithUser holds when any visible user message before
+	// the reply says one of its phrases, not only the latest (the user
+	// asked for a cabin change, then whether basic economy allows changes).
+	WithUserAny bool `json:"with_user_any,omitempty"`
 	// UnlessResult: the sentence is fine once a visible tool result before
 	// it holds one of these (a flight's status that was looked up).
 	UnlessResult []string `json:"unless_result,omitempty"`
@@ -391,6 +399,24 @@ type SameDayRule struct {
 	Closed []string `json:"closed,omitempty"`
 	Claims []string `json:"claims"`
 	None   []string `json:"none,omitempty"`
+}
+
+// OriginalPaymentRule checks a reply that names a card by its last four
+// digits as a record's original payment method ("the refund goes to the
+// original payment method, the credit card ending in 6791"). The record
+// (keyed by Field, e.g. order_id) is the last one the reply names before
+// the digits, else the last one named before the reply; its History (a
+// top-level field, payment_history) lists the Method (payment_method_id)
+// of each payment. A sentence holding one of Phrases followed, within a
+// few words and with no "or" between, by a card's last four digits fails
+// (vis.contradiction) when every method of the history is visibly another
+// one: its id does not end in the digits and the visible details of the
+// method list other last four digits, or none (PayPal).
+type OriginalPaymentRule struct {
+	Field   string   `json:"field"`
+	History string   `json:"history"`
+	Method  string   `json:"method"`
+	Phrases []string `json:"phrases"`
 }
 
 // CompensationCase is one case of a CompensationRule: Unit per head, after
@@ -837,7 +863,7 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment")
 	if err != nil {
 		return err
 	}
@@ -878,6 +904,22 @@ func (v profileValidator) document(doc any) error {
 		}
 		return nil
 	}, "field", "dates", "status", "closed", "claims", "none")
+	if err != nil {
+		return err
+	}
+	err = v.objects("original_payment", top["original_payment"], func(key string, m map[string]any) error {
+		if err := v.requiredStrings(key, m, "field", "history", "method"); err != nil {
+			return err
+		}
+		if x, ok := m["phrases"]; !ok {
+			return v.fail(key+".phrases", "is required")
+		} else if ps, err := v.strings(key+".phrases", x); err != nil {
+			return err
+		} else if len(ps) == 0 {
+			return v.fail(key+".phrases", "must not be empty")
+		}
+		return nil
+	}, "field", "history", "method", "phrases")
 	if err != nil {
 		return err
 	}
@@ -1472,13 +1514,16 @@ func (v profileValidator) policyClaims(x any) error {
 		if err := v.optional(key, m, v.isStrings, "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
 			return err
 		}
-		if err := v.optional(key, m, v.boolean, "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer"); err != nil {
+		if err := v.optional(key, m, v.boolean, "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "with_user_any"); err != nil {
 			return err
+		}
+		if m["with_user_any"] == true && m["with_user"] == nil {
+			return v.fail(key+".with_user_any", "needs with_user: the phrases some earlier user message must say")
 		}
 		if m["statements"] == true && m["questions"] == true {
 			return v.fail(key+".questions", "cannot be true with statements: a claim counts statements only, questions only, or both")
 		}
 		_, err := v.str(key+".note", m["note"])
 		return err
-	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after", "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "note")
+	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "with_user_any", "unless_result", "unless_after", "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "note")
 }

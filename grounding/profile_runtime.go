@@ -74,6 +74,7 @@ type profileRuntime struct {
 	compensations []compensationRuntime
 	charges       []chargeRuntime
 	sameDay       []sameDayRuntime
+	original      []originalRuntime
 }
 
 type conditionRuntime struct {
@@ -98,6 +99,7 @@ type policyClaimRuntime struct {
 	unlessUser  *phraseSet // nil when none
 	with        *phraseSet // nil when none
 	withUser    *phraseSet // nil when none
+	userAny     bool       // withUser: any earlier user message, not the latest
 	need        uint64     // profileRuntime.claimBits a reply must hold
 	// unlessResult: lower-case phrases of a visible tool result that make
 	// the claim fine.
@@ -382,6 +384,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	for _, cr := range p.Charges {
 		rt.charges = append(rt.charges, chargeRuntime{ChargeRule: cr, tools: setOf(cr.Tools)})
 	}
+	for _, op := range p.OriginalPayment {
+		rt.original = append(rt.original, originalRuntime{OriginalPaymentRule: op, phrases: lowerAll(op.Phrases)})
+	}
 	for _, sd := range p.SameDay {
 		rt.sameDay = append(rt.sameDay, sameDayRuntime{SameDayRule: sd, claims: lowerAll(sd.Claims), none: lowerAll(sd.None)})
 	}
@@ -408,7 +413,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			r.with = newPhraseSet(lowerAll(pc.With))
 		}
 		if len(pc.WithUser) > 0 {
-			r.withUser = newPhraseSet(lowerAll(pc.WithUser))
+			r.withUser, r.userAny = newPhraseSet(lowerAll(pc.WithUser)), pc.WithUserAny
 		}
 		if len(pc.UnlessUser) > 0 {
 			r.unlessUser = newPhraseSet(lowerAll(pc.UnlessUser))

@@ -982,6 +982,15 @@ func (lt *lowText) foldOf(content string) string {
 	return lt.fold
 }
 
+// textLower is text with ASCII lower-cased, which keeps its offsets: the
+// cached fold of message msg's content when text is that content.
+func (c *checker) textLower(text string, msg int) string {
+	if text == c.t.Messages[msg].Content {
+		return c.lowOf(msg).foldOf(text)
+	}
+	return asciiLower(text)
+}
+
 func (c *checker) lowOf(msg int) *lowText {
 	lt := &c.lows[msg]
 	if !lt.done {
