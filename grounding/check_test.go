@@ -1143,6 +1143,35 @@ func TestCheckItemRemoval(t *testing.T) {
 // place one for the user fails (retail blind set 2 failed one); telling
 // the user it is beyond the agent, or giving an item id for the user's
 // own order, passes.
+// TestCheckRetailTransferAfterDenial: the retail policy transfers only what
+// the agent's actions cannot handle. A transfer announced, to a human "who
+// can further assist", of a request the agent denied by the policy goes to
+// a human, and so does the transfer call that carries it out; a plain
+// offer passes.
+func TestCheckRetailTransferAfterDenial(t *testing.T) {
+	denied := func(text string) *tb {
+		return traj("retail").
+			user("I am mia_garcia_4516. Return the water bottle of #W5490111 and refund it to my PayPal.").
+			say("I'm sorry, but I must adhere to our policy: refunds go to the original payment method or an existing gift card.").
+			user("That's ridiculous, let me speak to a human.").
+			say(text)
+	}
+	runCheckCases(t, []checkCase{
+		{name: "a denied request handed to a human", in: denied("I'm happy to assist by transferring you to a human agent who can further address your request.").
+			call("transfer_to_human_agents", `{"summary":"Mia wants the refund to PayPal, which is against policy."}`, "Transfer successful").build(),
+			msg: 3, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported,
+			arg: "I'm happy to assist by transferring you to a human agent who can further address your request", where: "no power to grant it"},
+		{name: "its transfer call", in: denied("I'm happy to assist by transferring you to a human agent who can further address your request.").
+			call("transfer_to_human_agents", `{"summary":"Mia wants the refund to PayPal, which is against policy."}`, "Transfer successful").build(),
+			msg: 4, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+		{name: "a plain offer", in: denied("If you would like, I can transfer you to a human agent who can assist you further.").build(),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "no denial before it", in: traj("retail").user("I am mia_garcia_4516. I need help with a warranty claim.").
+			say("Warranty claims are beyond what I can do; I'm transferring you to a human agent who can assist with it.").build(),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}
+
 func TestCheckNewOrderOffer(t *testing.T) {
 	reply := func(text string) *Trajectory {
 		return traj("retail").
