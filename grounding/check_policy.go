@@ -901,6 +901,9 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 		if c.rt.claimPhrases != nil && held&pc.need != pc.need || c.rt.claimPhrases == nil && !pc.first.contains(low) {
 			continue
 		}
+		if pc.repliesOnly && field != "content" {
+			continue
+		}
 		if pc.unlessReply != nil && pc.unlessReply.contains(low) {
 			continue
 		}

@@ -826,7 +826,16 @@ func TestCheckPolicyStatements(t *testing.T) {
 		{name: "a human agent offered for changing the number of passengers", in: say("Please remove my son from the reservation.", "I'm unable to remove a passenger from the reservation. You may need to contact a human agent for further assistance."),
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "You may need to contact a human agent for further assistance", where: "even a human agent cannot"},
 		{name: "travel insurance said to be non-refundable", in: say("I want a refund for the travel insurance on H8Q05L.", "I'm sorry, but the travel insurance is non-refundable as per our policy."),
-			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "does not make travel insurance non-refundable"},
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "does not make travel insurance non-refundable"},
+		{name: "a refund of insurance refused: says what the agent cannot do", in: say("I want a refund for the travel insurance on H8Q05L.", "I'm sorry, but I cannot process a refund for travel insurance."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the same refusal after calling insurance non-refundable", in: traj("airline").sys(airlinePolicy).user("I want a refund for the travel insurance on H8Q05L.").
+			say("I'm sorry, but once travel insurance is purchased, it cannot be canceled or refunded.").user("Can you make an exception?").
+			say("I'm unable to process a refund for travel insurance or make exceptions to this policy.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "repeats a rule the policy does not have"},
+		{name: "a transfer summary reporting the insurance refusal", in: traj("airline").sys(airlinePolicy).user("I want a refund for the travel insurance on H8Q05L. Get me a supervisor.").
+			call("transfer_to_human_agents", `{"summary":"The user is requesting a refund for non-refundable travel insurance."}`, "Transfer successful").build(),
+			msg: 2, call: 0, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a transfer summary asking for an exception", in: traj("airline").sys(airlinePolicy).user("Please cancel my basic economy trip, I changed my mind.").
 			say("Basic economy without insurance cannot be cancelled after 24 hours.").user("Then get me someone who can.").
 			call("transfer_to_human_agents", `{"summary":"User requests a cancellation. Needs assistance beyond policy limitations."}`, "Transfer successful").build(),

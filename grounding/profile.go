@@ -298,8 +298,13 @@ type PolicyClaim struct {
 	// Transfer: a transfer to a human that follows a reply making this
 	// claim (a human agent said to be able to grant what the policy
 	// denies) carries the offer out, and is ambiguous too.
-	Transfer bool   `json:"transfer,omitempty"`
-	Note     string `json:"note"`
+	Transfer bool `json:"transfer,omitempty"`
+	// RepliesOnly: the claim is checked in agent replies only, not in the
+	// free text of call arguments: a transfer summary that reports what
+	// the agent told the user ("requesting a refund for non-refundable
+	// travel insurance") does not tell the user anything.
+	RepliesOnly bool   `json:"replies_only,omitempty"`
+	Note        string `json:"note"`
 }
 
 // AllowanceRule is a free allowance the policy grants per head by tier
@@ -1514,7 +1519,7 @@ func (v profileValidator) policyClaims(x any) error {
 		if err := v.optional(key, m, v.isStrings, "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
 			return err
 		}
-		if err := v.optional(key, m, v.boolean, "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "with_user_any"); err != nil {
+		if err := v.optional(key, m, v.boolean, "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "with_user_any", "replies_only"); err != nil {
 			return err
 		}
 		if m["with_user_any"] == true && m["with_user"] == nil {
@@ -1525,5 +1530,5 @@ func (v profileValidator) policyClaims(x any) error {
 		}
 		_, err := v.str(key+".note", m["note"])
 		return err
-	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "with_user_any", "unless_result", "unless_after", "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "note")
+	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "with_user_any", "unless_result", "unless_after", "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "replies_only", "note")
 }

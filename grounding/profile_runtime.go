@@ -100,6 +100,7 @@ type policyClaimRuntime struct {
 	with        *phraseSet // nil when none
 	withUser    *phraseSet // nil when none
 	userAny     bool       // withUser: any earlier user message, not the latest
+	repliesOnly bool       // not checked in call arguments
 	need        uint64     // profileRuntime.claimBits a reply must hold
 	// unlessResult: lower-case phrases of a visible tool result that make
 	// the claim fine.
@@ -409,6 +410,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			r.note, r.fails, r.tools = pc.Note, true, true
 		}
 		r.fails = r.fails || pc.Fails
+		r.repliesOnly = pc.RepliesOnly
 		if len(pc.With) > 0 {
 			r.with = newPhraseSet(lowerAll(pc.With))
 		}

@@ -97,6 +97,7 @@ func TestParseProfileErrors(t *testing.T) {
 		{"original payment without phrases", `{"name": "x", "version": "1", "original_payment": [{"field": "order_id", "history": "payment_history", "method": "payment_method_id"}]}`, "original_payment[0].phrases", "is required"},
 		{"original payment without method", `{"name": "x", "version": "1", "original_payment": [{"field": "order_id", "history": "payment_history", "phrases": ["original payment method"]}]}`, "original_payment[0].method", "required"},
 		{"original payment with an unknown key", `{"name": "x", "version": "1", "original_payment": [{"field": "order_id", "history": "h", "method": "m", "phrases": ["p"], "card": "c"}]}`, "original_payment[0].card", "unknown key"},
+		{"policy claim replies_only not a boolean", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "replies_only": "yes", "note": "n"}]}`, "policy_claims[0].replies_only", "true or false"},
 		{"policy claim with not phrases", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "with": "cannot", "note": "n"}]}`, "policy_claims[0].with", "array"},
 		{"policy claim unless_reply not phrases", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "unless_reply": [3], "note": "n"}]}`, "policy_claims[0].unless_reply[0]", "string"},
 		{"charges without history", `{"name": "x", "version": "1", "charges": [{"tools": ["pay"], "amount": "amount"}]}`, "charges[0].history", "required"},
