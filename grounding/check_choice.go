@@ -27,6 +27,14 @@ func (c *checker) choice(f *finding, kind string, d *DecisionResult, ci *callInf
 		return
 	}
 	if how, ok := c.singledOut(kr, ks, idx, ci, msg); ok {
+		if contra, why := c.contradicts(kr, ks, idx, msg); contra {
+			// "the original payment method, the credit card ending in
+			// 6791" where the original is another card: the user said
+			// both, and a human decides which one they meant.
+			f.status, f.reason, f.sev = StatusChoice, ReasonChoice, sevAmbiguous
+			f.ev.Note = how + "; but " + why
+			return
+		}
 		if how != "" {
 			if f.ev.Note != "" {
 				f.ev.Note += "; "

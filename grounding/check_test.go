@@ -361,6 +361,9 @@ func TestCheckChoiceEchoKnowledge(t *testing.T) {
 		{name: "contradiction: another card's last four", in: withUser("I am mia_li_3668, reservation NO6JO3, use my card ending in 7447.").
 			call("update_reservation_baggages", bags("credit_card_1955700"), reservationNO6).build(),
 			msg: 8, call: 0, verdict: VerdictFail, reason: ReasonContradiction, arg: "payment_id", status: StatusContradiction, where: "7447"},
+		{name: "the original card asked for, and another card's last four", in: withUser("I am mia_li_3668, reservation NO6JO3, charge the original card, the one ending in 1907.").
+			call("update_reservation_baggages", bags("credit_card_4421486"), reservationNO6).build(),
+			msg: 8, call: 0, verdict: VerdictAmbiguous, reason: ReasonChoice, arg: "payment_id", status: StatusChoice, where: "but the user named last_four 1907"},
 		{name: "echo of the agent's own guess", in: traj("airline").sys(airlinePolicy).user("I am mia_li_3668; cancel my trip.").
 			call("get_reservation_details", `{"reservation_id":"Q7ZZ01"}`, `{"reservation_id":"Q7ZZ01","user_id":"mia_li_3668","cabin":"business"}`).
 			say("Reservation Q7ZZ01 can be cancelled. Shall I proceed?").user("Yes.").
