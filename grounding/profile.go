@@ -802,6 +802,22 @@ func (v profileValidator) requiredStrings(key string, m map[string]any, names ..
 	return nil
 }
 
+// requiredPhrases checks that m holds name as a non-empty list of strings.
+func (v profileValidator) requiredPhrases(key string, m map[string]any, name string) error {
+	x, ok := m[name]
+	if !ok {
+		return v.fail(key+"."+name, "is required")
+	}
+	ps, err := v.strings(key+"."+name, x)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return v.fail(key+"."+name, "must not be empty")
+	}
+	return nil
+}
+
 // optional checks with check each of names that m holds.
 func (v profileValidator) optional(key string, m map[string]any, check func(key string, x any) error, names ...string) error {
 	for _, k := range names {
@@ -891,12 +907,8 @@ func (v profileValidator) document(doc any) error {
 		if err := v.requiredStrings(key, m, "field", "dates"); err != nil {
 			return err
 		}
-		if x, ok := m["claims"]; !ok {
-			return v.fail(key+".claims", "is required")
-		} else if cs, err := v.strings(key+".claims", x); err != nil {
+		if err := v.requiredPhrases(key, m, "claims"); err != nil {
 			return err
-		} else if len(cs) == 0 {
-			return v.fail(key+".claims", "must not be empty")
 		}
 		if err := v.optional(key, m, v.isStr, "status"); err != nil {
 			return err
@@ -916,14 +928,7 @@ func (v profileValidator) document(doc any) error {
 		if err := v.requiredStrings(key, m, "field", "history", "method"); err != nil {
 			return err
 		}
-		if x, ok := m["phrases"]; !ok {
-			return v.fail(key+".phrases", "is required")
-		} else if ps, err := v.strings(key+".phrases", x); err != nil {
-			return err
-		} else if len(ps) == 0 {
-			return v.fail(key+".phrases", "must not be empty")
-		}
-		return nil
+		return v.requiredPhrases(key, m, "phrases")
 	}, "field", "history", "method", "phrases")
 	if err != nil {
 		return err
