@@ -96,6 +96,14 @@ func (c *checker) checkOriginalPayment(d *DecisionResult, text string, msg int) 
 				" (message "+strconv.Itoa(m)+") was paid with "+strings.Join(known, ", "))
 			a.Status, a.Reason = StatusContradiction, ReasonContradiction
 			c.pointAtRecord(&a, id, m)
+			// Highlight the method that paid, in the record's history.
+			content := c.t.Messages[m].Content
+			if h := strings.Index(content, hist); h >= 0 {
+				if k := strings.Index(hist, strconv.Quote(methods[0])); k >= 0 {
+					a.Where.Start, a.Where.End = h+k+1, h+k+1+len(methods[0])
+					a.Where.JSONPath = r.History
+				}
+			}
 			d.Args = append(d.Args, a)
 			sev = max(sev, sevFail)
 		}

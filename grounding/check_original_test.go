@@ -26,6 +26,8 @@ func TestCheckOriginalPayment(t *testing.T) {
 			msg: 5, call: -1, verdict: VerdictFail, reason: ReasonContradiction, status: StatusContradiction,
 			arg:   "The refund will go to the original payment method (credit card ending in 6791) or a gift card",
 			where: "calls the card ending in 6791 the original payment method, but the record of #W4689314 (message 4) was paid with credit_card_8105988 (ending in 8484)"},
+		{name: "the evidence highlights the method that paid", in: reply("credit_card_8105988", "The refund will go to the original payment method (credit card ending in 6791)."),
+			msg: 5, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "payment_history"},
 		{name: "restated after the user's yes", in: reply("credit_card_8105988", "I note that you would like the refund to be processed to the original payment method, which is the credit card ending in 6791."),
 			msg: 5, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
 			where: "was paid with credit_card_8105988 (ending in 8484)"},
@@ -55,6 +57,32 @@ func TestCheckOriginalPayment(t *testing.T) {
 			msg: 9, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
 			where: "the record of #W4689314 (message 4) was paid with credit_card_8105988 (ending in 8484)"},
 	})
+}
+
+// TestOriginalPaymentEvidenceSpan: the finding's span is the paying
+// method's id in the record, which the review screen highlights.
+func TestOriginalPaymentEvidenceSpan(t *testing.T) {
+	order := `{"order_id": "#W4689314", "user_id": "sofia_li_9219", "status": "delivered", "payment_history": [{"transaction_type": "payment", "amount": 2895.55, "payment_method_id": "credit_card_8105988"}]}`
+	tr := traj("retail").user("I am sofia_li_9219. Return the camera of #W4689314.").
+		call("get_user_details", `{"user_id":"sofia_li_9219"}`, `{"payment_methods": {"credit_card_3951670": {"source": "credit_card", "last_four": "6791", "id": "credit_card_3951670"}, "credit_card_8105988": {"source": "credit_card", "last_four": "8484", "id": "credit_card_8105988"}}}`).
+		call("get_order_details", `{"order_id":"#W4689314"}`, order).
+		say("The refund will go to the original payment method (credit card ending in 6791).").build()
+	r := Check(tr, nil)
+	for _, d := range r.Decisions {
+		if d.Message != 5 {
+			continue
+		}
+		for _, a := range d.Args {
+			if a.Status != StatusContradiction {
+				continue
+			}
+			if got := order[a.Where.Start:a.Where.End]; a.Where.Message != 4 || got != "credit_card_8105988" {
+				t.Fatalf("evidence at message %d [%d:%d] = %q, want the paying method in message 4", a.Where.Message, a.Where.Start, a.Where.End, got)
+			}
+			return
+		}
+	}
+	t.Fatal("no contradiction found")
 }
 
 func TestOriginalDigits(t *testing.T) {
