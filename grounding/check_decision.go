@@ -242,6 +242,13 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 			sev = s
 		}
 	}
+	if name, ok := c.callAsText(m.Content); ok {
+		// The agent wrote its call out instead of making it: nothing ran,
+		// and the conversation goes on as if it had.
+		d.E = 0
+		d.Reasons = append(d.Reasons, ReasonNoObservation)
+		d.Detail = "a call of " + name + " written as text: the tool never ran"
+	}
 	c.lastReply = i
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
@@ -735,4 +742,28 @@ func roleFromName(n string) string {
 		return RoleIdentifier
 	}
 	return ""
+}
+
+// callMarkers are what a tool call written out as text holds besides the
+// tool's name: the keys and tags of the call formats models emit.
+var callMarkers = []string{"function_call", "action_input", `"arguments"`, `"parameters"`, `"action"`, "<function", "tool_call", `"name"`}
+
+// callAsText reports whether a text reply is a tool call written out
+// instead of made ("<function_call>{"action": "find_user_id_by_email",
+// "action_input": {…}}</function_call>"): it names a visible tool as a
+// JSON string or an opening call, next to braces and a call format's key.
+// The name is the tool named first.
+func (c *checker) callAsText(text string) (string, bool) {
+	if strings.IndexByte(text, '{') < 0 || !containsAny(text, callMarkers) {
+		return "", false
+	}
+	best, at := "", len(text)
+	for name := range c.visibleTools {
+		for _, form := range [...]string{`"` + name + `"`, name + "(", "=" + name} {
+			if k := strings.Index(text, form); k >= 0 && (k < at || k == at && name < best) {
+				best, at = name, k
+			}
+		}
+	}
+	return best, best != ""
 }

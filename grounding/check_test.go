@@ -1200,3 +1200,25 @@ func TestCheckNewOrderOffer(t *testing.T) {
 			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 	})
 }
+
+// TestCheckCallAsText: a reply that writes a tool call out instead of
+// making it (retail task 55: "<function_call>{"action":
+// "find_user_id_by_email", …}") ran nothing: it fails as a call with no
+// observation, while replies that only name a tool pass.
+func TestCheckCallAsText(t *testing.T) {
+	reply := func(text string) *Trajectory {
+		return traj("retail").user("My email is amelia.silva7872@example.com.").say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "a call written as text", in: reply("Nofunction_call>{\n    \"action\": \"find_user_id_by_email\",\n    \"action_input\": {\n        \"email\": \"amelia.silva7872@example.com\"\n    }\n}</function_call>"),
+			msg: 1, call: -1, verdict: VerdictFail, reason: ReasonNoObservation},
+		{name: "a call in a function tag", in: reply(`<function=find_user_id_by_email>{"email": "amelia.silva7872@example.com"}</function>`),
+			msg: 1, call: -1, verdict: VerdictFail, reason: ReasonNoObservation},
+		{name: "a tool named in prose", in: reply("I'll look up your user id with find_user_id_by_email now."),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonNoObservation},
+		{name: "braces without a tool", in: reply(`Here is what I have: {"email": "amelia.silva7872@example.com"}. Is that right?`),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonNoObservation},
+		{name: "a tool the agent cannot see", in: reply(`{"action": "delete_account", "action_input": {"email": "amelia.silva7872@example.com"}}`),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonNoObservation},
+	})
+}
