@@ -242,6 +242,9 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 			sev = s
 		}
 	}
+	if s := c.foundWithoutRead(&d, m.Content, i); s > sev {
+		sev = s
+	}
 	if name, ok := c.callAsText(m.Content); ok {
 		// The agent wrote its call out instead of making it: nothing ran,
 		// and the conversation goes on as if it had.
@@ -766,4 +769,60 @@ func (c *checker) callAsText(text string) (string, bool) {
 		}
 	}
 	return best, best != ""
+}
+
+// foundClaims are what a reply says when it reports having found the
+// user's records ("I've located your account"), in lower case.
+var foundClaims = func() []string {
+	var out []string
+	for _, subj := range []string{"i've ", "i have ", "i "} {
+		for _, verb := range []string{"located", "found", "retrieved", "pulled up", "accessed", "identified"} {
+			for _, obj := range []string{"account", "profile", "user id", "user details", "details", "information", "order", "reservation", "booking"} {
+				out = append(out, subj+verb+" your "+obj)
+			}
+		}
+	}
+	return out
+}()
+
+// foundConditions make a found claim a plan: "once I have located your
+// account".
+var foundConditions = []string{"once ", "after ", "when ", "if ", "until ", "as soon as", "before "}
+
+// foundWithoutRead fails a reply that says it found the user's records
+// ("I've located your account") when no tool call has returned anything
+// but an error yet: the visible tools contradict it (retail task 55, after
+// a lookup written as text and one that answered "user not found").
+func (c *checker) foundWithoutRead(d *DecisionResult, text string, msg int) int {
+	if !strings.Contains(text, "your ") && !strings.Contains(text, "Your ") {
+		return sevOK
+	}
+	low := c.lowerContent(msg)
+	k := -1
+	for _, p := range foundClaims {
+		if j := strings.Index(low, p); j >= 0 && (k < 0 || j < k) {
+			k = j
+		}
+	}
+	if k < 0 {
+		return sevOK
+	}
+	for j := range c.calls {
+		if ci := &c.calls[j]; ci.msg < msg && ci.obs >= 0 && ci.obs < msg && !ci.err && strings.TrimSpace(c.t.Messages[ci.obs].Content) != "" {
+			return sevOK
+		}
+	}
+	for s0, end := range sentences(low) {
+		if k >= s0 && k < end {
+			if containsAny(low[s0:k], foundConditions) {
+				return sevOK // "once I have located your account, …"
+			}
+			a := c.unsupportedSpan(s0, text[s0:end], "says the user's records were found, but no tool call has returned anything but an error before this reply")
+			a.Status, a.Reason = StatusContradiction, ReasonContradiction
+			a.Where.Found = "tools"
+			d.Args = append(d.Args, a)
+			return sevFail
+		}
+	}
+	return sevOK
 }

@@ -1222,3 +1222,24 @@ func TestCheckCallAsText(t *testing.T) {
 			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonNoObservation},
 	})
 }
+
+// TestCheckFoundWithoutRead: a reply that says it found the user's records
+// before any tool call returned something other than an error is
+// contradicted by the visible tools (retail task 55); after a read that
+// answered, or said as a plan, it passes.
+func TestCheckFoundWithoutRead(t *testing.T) {
+	runCheckCases(t, []checkCase{
+		{name: "found after only a failed lookup", in: traj("retail").user("My email is amelia.silva7872@example.com.").
+			call("find_user_id_by_email", `{"email":"amelia.silva7872@example.com"}`, "Error: user not found").
+			user("Did you find me?").
+			say("Thank you for your patience. I've located your account. How can I help with your orders?").build(),
+			msg: 4, call: -1, verdict: VerdictFail, reason: ReasonContradiction, arg: "I've located your account", where: "no tool call has returned"},
+		{name: "found after a lookup that answered", in: traj("retail").user("My email is amelia.silva7872@example.com.").
+			call("find_user_id_by_email", `{"email":"amelia.silva7872@example.com"}`, "amelia_silva_7726").
+			say("I've located your account. How can I help with your orders?").build(),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "a plan, not a report", in: traj("retail").user("My email is amelia.silva7872@example.com.").
+			say("Once I have located your account, I can help with your orders.").build(),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+	})
+}
