@@ -183,7 +183,13 @@ func TestRealAirlineLabels(t *testing.T) {
 	// 53), set 12 on 1.2.26 (5 of 51). Set 13 (tau-airline-heldout13.json)
 	// was labelled on 1.2.34 from trajectories no set held, which earlier
 	// review helpers had read: 1 of 50 (a total counting two flown
-	// reservations as upcoming).
+	// reservations as upcoming). Set 14 was labelled on 1.2.36 the same
+	// way: 6 of 54 (an insurance refund for a change of plan said of a
+	// reservation the reply named by its flights only, a cancellation of
+	// a basic economy trip listed for a yes, a transfer of a request the
+	// policy denied, a human offered to waive a fare difference, business
+	// flights of the current day said to be cancellable, and a booking's
+	// payment rule applied to a change).
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		heldOut(t, results, hf)
