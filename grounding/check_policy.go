@@ -372,16 +372,26 @@ func (c *checker) checkAllowed(r *conditionRuntime, rec record, msg int, explain
 	if r.unlessPast != "" {
 		if now, ok := c.currentTime(); ok {
 			today, past := now.Truncate(24*time.Hour), ""
+			sameDay := false
 			recordValues(rec, r.unlessPast, func(v string) bool {
-				if at, ok := parseRecordTime(v); ok && at.Before(today) {
-					past = v
+				at, ok := parseRecordTime(v)
+				if ok && at.Before(today) {
+					past, sameDay = v, false
 					return false
+				}
+				if ok && at.Before(today.Add(24*time.Hour)) {
+					past, sameDay = v, true // keep looking for one already past
 				}
 				return true
 			})
 			if past != "" {
 				if !explain {
 					return "", false
+				}
+				if sameDay {
+					// A flight of the current day may have flown: no
+					// visible time or status says whether it has.
+					return r.unlessPast + " " + past + " is the current day, and nothing visible says whether it has flown", false
 				}
 				return r.unlessPast + " " + past + " is already past", false
 			}
@@ -531,6 +541,13 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 		// one the text named before it, else the last one the latest
 		// visible user or agent message named.
 		before := c.lastNamedBefore(ids, msg)
+		if r.describe != "" && lastNamed(text, ids) == "" {
+			// A reply that names no record may describe one by its
+			// flights: that one, rather than the last named before.
+			if v := c.describedRecord(r, text, ids, msg); v != "" {
+				before = v
+			}
+		}
 		for s0, end := range sentences(low) {
 			sent := low[s0:end]
 			denied := containsAny(sent, r.deniedClaims)
@@ -586,6 +603,32 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 		}
 	}
 	return sev
+}
+
+// describedRecord is the one record of ids (its latest visible version
+// before msg) some of whose values at r.describe text names, "" when none
+// or several are.
+func (c *checker) describedRecord(r *conditionRuntime, text string, ids *recordIndex, msg int) string {
+	found := ""
+	for id := range ids.latest {
+		rec, recMsg := c.latestRecord(r.arg, id, msg)
+		if recMsg < 0 {
+			continue
+		}
+		named := false
+		recordValues(rec, r.describe, func(v string) bool {
+			named = len(v) >= 3 && strings.Contains(text, v)
+			return !named
+		})
+		if !named {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = id
+	}
+	return found
 }
 
 // recordIDs is the index of the values of field in the visible tool
@@ -955,6 +998,9 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			}
 			if pc.transfer && field == "content" {
 				c.offerMsg, c.offerNote = msg, strings.TrimPrefix(pc.note, "states a rule the policy contradicts: ")
+			}
+			if pc.onlyOffer {
+				continue
 			}
 			if field != "content" {
 				a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]

@@ -101,6 +101,9 @@ type Profile struct {
 	// is "the original payment method" a reply may name by a card's last
 	// four digits.
 	OriginalPayment []OriginalPaymentRule `json:"original_payment,omitempty"`
+	// UpcomingTotal are records with dates whose payments a reply may add
+	// up as the user's "upcoming" ones: none of them may be past.
+	UpcomingTotal []UpcomingTotalRule `json:"upcoming_total,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -210,6 +213,11 @@ type ConditionRule struct {
 	// of its dates is before the current day, the write is not allowed
 	// whatever else holds (a trip already flown cannot be cancelled).
 	UnlessPast string `json:"unless_past,omitempty"`
+	// Describe is a path of the record's values ("flights[*].flight_number")
+	// by which a reply that names no record describes one ("DEN to MIA
+	// (flight HAT130)"): the claims of a reply that names no id are about
+	// the one record whose values it names, when exactly one's are named.
+	Describe string `json:"describe,omitempty"`
 	// Route keeps a write's new itinerary on the record's route: see
 	// RouteRule. A rule with Route checks only that.
 	Route *RouteRule `json:"route,omitempty"`
@@ -303,8 +311,13 @@ type PolicyClaim struct {
 	// free text of call arguments: a transfer summary that reports what
 	// the agent told the user ("requesting a refund for non-refundable
 	// travel insurance") does not tell the user anything.
-	RepliesOnly bool   `json:"replies_only,omitempty"`
-	Note        string `json:"note"`
+	RepliesOnly bool `json:"replies_only,omitempty"`
+	// TransferOnly: the reply itself passes (a plain offer to transfer
+	// after a denial is fine) and only the transfer that carries the offer
+	// out is ambiguous: a request the policy denied is not for a human
+	// either. Implies Transfer and RepliesOnly.
+	TransferOnly bool   `json:"transfer_only,omitempty"`
+	Note         string `json:"note"`
 }
 
 // AllowanceRule is a free allowance the policy grants per head by tier
@@ -404,6 +417,24 @@ type SameDayRule struct {
 	Closed []string `json:"closed,omitempty"`
 	Claims []string `json:"claims"`
 	None   []string `json:"none,omitempty"`
+}
+
+// UpcomingTotalRule checks a total a reply gives for the user's records
+// still to come ("the total cost of your upcoming flights is $17,645"). A
+// sentence holding one of Phrases and a "$" amount that a visible compute
+// call (a calculator) returned, whose expression adds in an amount of the
+// History (payment_history, each payment's Amount) of a visible record
+// (keyed by Field, reservation_id) whose Dates (flights[*].date) are all
+// before the day the system message gives as the current time, fails
+// (vis.contradiction): the total counts a record already flown as
+// upcoming. An operand that is also the payment of a record still to come
+// says nothing.
+type UpcomingTotalRule struct {
+	Field   string   `json:"field"`
+	Dates   string   `json:"dates"`
+	History string   `json:"history"`
+	Amount  string   `json:"amount"`
+	Phrases []string `json:"phrases"`
 }
 
 // OriginalPaymentRule checks a reply that names a card by its last four
@@ -884,7 +915,7 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment", "upcoming_total")
 	if err != nil {
 		return err
 	}
@@ -930,6 +961,15 @@ func (v profileValidator) document(doc any) error {
 		}
 		return v.requiredPhrases(key, m, "phrases")
 	}, "field", "history", "method", "phrases")
+	if err != nil {
+		return err
+	}
+	err = v.objects("upcoming_total", top["upcoming_total"], func(key string, m map[string]any) error {
+		if err := v.requiredStrings(key, m, "field", "dates", "history", "amount"); err != nil {
+			return err
+		}
+		return v.requiredPhrases(key, m, "phrases")
+	}, "field", "dates", "history", "amount", "phrases")
 	if err != nil {
 		return err
 	}
@@ -1368,7 +1408,7 @@ func (v profileValidator) conditions(x any) error {
 		if err := v.optional(key, rm, v.isStrings, "tools"); err != nil {
 			return err
 		}
-		if err := v.optional(key, rm, v.isStr, "arg", "rule", "unless_past"); err != nil {
+		if err := v.optional(key, rm, v.isStr, "arg", "rule", "unless_past", "describe"); err != nil {
 			return err
 		}
 		if x, ok := rm["within"]; ok {
@@ -1409,7 +1449,7 @@ func (v profileValidator) conditions(x any) error {
 			}
 			return v.optional(ak, am, v.isStrings, "values", "user_words")
 		}, "field", "values", "user_words")
-	}, "tools", "arg", "rule", "within", "allow", "claims", "unless_past", "route")
+	}, "tools", "arg", "rule", "within", "allow", "claims", "unless_past", "describe", "route")
 }
 
 // allowances checks allowances (nil when absent).
@@ -1524,7 +1564,7 @@ func (v profileValidator) policyClaims(x any) error {
 		if err := v.optional(key, m, v.isStrings, "unless", "unless_reply", "unless_user", "with", "with_user", "unless_result", "unless_after"); err != nil {
 			return err
 		}
-		if err := v.optional(key, m, v.boolean, "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "with_user_any", "replies_only"); err != nil {
+		if err := v.optional(key, m, v.boolean, "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "with_user_any", "replies_only", "transfer_only"); err != nil {
 			return err
 		}
 		if m["with_user_any"] == true && m["with_user"] == nil {
@@ -1535,5 +1575,5 @@ func (v profileValidator) policyClaims(x any) error {
 		}
 		_, err := v.str(key+".note", m["note"])
 		return err
-	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "with_user_any", "unless_result", "unless_after", "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "replies_only", "note")
+	}, "all", "unless", "unless_reply", "unless_user", "with", "with_user", "with_user_any", "unless_result", "unless_after", "statements", "questions", "asks", "fact", "contradicts_tools", "fails", "transfer", "replies_only", "transfer_only", "note")
 }

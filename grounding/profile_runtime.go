@@ -75,6 +75,7 @@ type profileRuntime struct {
 	charges       []chargeRuntime
 	sameDay       []sameDayRuntime
 	original      []originalRuntime
+	upcoming      []upcomingRuntime
 }
 
 type conditionRuntime struct {
@@ -84,6 +85,7 @@ type conditionRuntime struct {
 	rule       string
 	within     *WithinRule
 	unlessPast string
+	describe   string
 	allow      []allowRuntime
 	// allowedClaims and deniedClaims are the claims phrases, lower-case;
 	// claimSet finds any of them in one pass.
@@ -101,6 +103,7 @@ type policyClaimRuntime struct {
 	withUser    *phraseSet // nil when none
 	userAny     bool       // withUser: any earlier user message, not the latest
 	repliesOnly bool       // not checked in call arguments
+	onlyOffer   bool       // only the transfer is flagged (TransferOnly)
 	need        uint64     // profileRuntime.claimBits a reply must hold
 	// unlessResult: lower-case phrases of a visible tool result that make
 	// the claim fine.
@@ -337,7 +340,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		}
 	}
 	for _, r := range p.Workflow.Conditions {
-		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within, unlessPast: r.UnlessPast}
+		cr := conditionRuntime{tools: setOf(r.Tools), arg: r.Arg, rule: r.Rule, within: r.Within, unlessPast: r.UnlessPast, describe: r.Describe}
 		if ro := r.Route; ro != nil {
 			rr := *ro
 			rr.Origin = cmp.Or(rr.Origin, "origin")
@@ -388,12 +391,15 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	for _, op := range p.OriginalPayment {
 		rt.original = append(rt.original, originalRuntime{OriginalPaymentRule: op, phrases: lowerAll(op.Phrases)})
 	}
+	for _, ut := range p.UpcomingTotal {
+		rt.upcoming = append(rt.upcoming, upcomingRuntime{UpcomingTotalRule: ut, phrases: lowerAll(ut.Phrases)})
+	}
 	for _, sd := range p.SameDay {
 		rt.sameDay = append(rt.sameDay, sameDayRuntime{SameDayRule: sd, claims: lowerAll(sd.Claims), none: lowerAll(sd.None)})
 	}
 	for _, pc := range p.PolicyClaims {
 		r := policyClaimRuntime{unless: lowerAll(pc.Unless), note: "states a rule the policy contradicts: " + pc.Note,
-			statements: pc.Statements, questions: pc.Questions, unlessResult: lowerAll(pc.UnlessResult), transfer: pc.Transfer}
+			statements: pc.Statements, questions: pc.Questions, unlessResult: lowerAll(pc.UnlessResult), transfer: pc.Transfer || pc.TransferOnly}
 		if len(pc.UnlessAfter) > 0 {
 			r.unlessAfter = setOf(pc.UnlessAfter)
 		}
@@ -410,7 +416,8 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 			r.note, r.fails, r.tools = pc.Note, true, true
 		}
 		r.fails = r.fails || pc.Fails
-		r.repliesOnly = pc.RepliesOnly
+		r.repliesOnly = pc.RepliesOnly || pc.TransferOnly
+		r.onlyOffer = pc.TransferOnly
 		if len(pc.With) > 0 {
 			r.with = newPhraseSet(lowerAll(pc.With))
 		}
