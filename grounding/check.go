@@ -13,7 +13,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.37"
+const EngineVersion = "1.2.38"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -422,6 +422,9 @@ type checker struct {
 	// recIdx and said make the policy rules linear (check_policy.go).
 	recIdx []recordIndex
 	said   []saidMemo
+	// itemOpts remembers, per item id, the options the latest visible
+	// result before upTo detailed (checkItemOptions).
+	itemOpts map[string]itemOptsMemo
 
 	res Result
 }

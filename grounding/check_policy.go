@@ -316,6 +316,7 @@ func (c *checker) resetRecords() {
 		x.upTo, x.namedN = 0, -1
 	}
 	c.said = c.said[:0]
+	clear(c.itemOpts)
 }
 
 // fieldValues calls f with each string value the JSON text s gives a key

@@ -104,6 +104,9 @@ type Profile struct {
 	// UpcomingTotal are records with dates whose payments a reply may add
 	// up as the user's "upcoming" ones: none of them may be past.
 	UpcomingTotal []UpcomingTotalRule `json:"upcoming_total,omitempty"`
+	// ItemOptions says where tool results detail an item's options: the
+	// options a reply states for an item it names must be the item's.
+	ItemOptions *ItemOptionsRule `json:"item_options,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -417,6 +420,19 @@ type SameDayRule struct {
 	Closed []string `json:"closed,omitempty"`
 	Claims []string `json:"claims"`
 	None   []string `json:"none,omitempty"`
+}
+
+// ItemOptionsRule checks the options a reply states for an item it names
+// by id: an object of a visible tool result whose ID field ("item_id") is
+// the id details them in its Options object ("options": {"style":
+// "v-neck"}). A "Name: Value" pair of the reply ("Style: Crew Neck"), in
+// a list item that names that one item or inside the parentheses that
+// hold its id, whose name is an option of the item and whose value is
+// not the item's (case, spaces and hyphens aside) fails
+// (vis.contradiction).
+type ItemOptionsRule struct {
+	ID      string `json:"id"`
+	Options string `json:"options"`
 }
 
 // UpcomingTotalRule checks a total a reply gives for the user's records
@@ -915,7 +931,7 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment", "upcoming_total")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment", "upcoming_total", "item_options")
 	if err != nil {
 		return err
 	}
@@ -963,6 +979,15 @@ func (v profileValidator) document(doc any) error {
 	}, "field", "history", "method", "phrases")
 	if err != nil {
 		return err
+	}
+	if x, ok := top["item_options"]; ok {
+		m, err := v.object("item_options", x, "id", "options")
+		if err != nil {
+			return err
+		}
+		if err := v.requiredStrings("item_options", m, "id", "options"); err != nil {
+			return err
+		}
 	}
 	err = v.objects("upcoming_total", top["upcoming_total"], func(key string, m map[string]any) error {
 		if err := v.requiredStrings(key, m, "field", "dates", "history", "amount"); err != nil {

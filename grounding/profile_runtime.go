@@ -76,6 +76,7 @@ type profileRuntime struct {
 	sameDay       []sameDayRuntime
 	original      []originalRuntime
 	upcoming      []upcomingRuntime
+	itemOptions   *ItemOptionsRule
 }
 
 type conditionRuntime struct {
@@ -391,6 +392,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 	for _, op := range p.OriginalPayment {
 		rt.original = append(rt.original, originalRuntime{OriginalPaymentRule: op, phrases: lowerAll(op.Phrases)})
 	}
+	rt.itemOptions = p.ItemOptions
 	for _, ut := range p.UpcomingTotal {
 		rt.upcoming = append(rt.upcoming, upcomingRuntime{UpcomingTotalRule: ut, phrases: lowerAll(ut.Phrases)})
 	}

@@ -1,0 +1,255 @@
+package grounding
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// checkItemOptions checks the options a reply states for an item it names
+// by id (ItemOptionsRule): "T-Shirt (Item ID: 3234800602, Color: Red,
+// Size: L, Style: Crew Neck)" where the item's record gives its style as
+// v-neck fails (vis.contradiction), pointing at the value in the record.
+// Only "Name: Value" pairs count, in a list item that names one item, or
+// inside the parentheses that hold the id: prose around several items
+// ("the same color as your current one") is not read.
+func (c *checker) checkItemOptions(d *DecisionResult, text string, msg int) int {
+	if c.rt.itemOptions == nil || strings.IndexByte(text, ':') < 0 {
+		return sevOK
+	}
+	r := c.rt.itemOptions
+	sev := sevOK
+	for l0 := 0; l0 < len(text); {
+		l1 := strings.IndexByte(text[l0:], '\n')
+		if l1 < 0 {
+			l1 = len(text)
+		} else {
+			l1 += l0
+		}
+		line := text[l0:l1]
+		if strings.IndexByte(line, ':') >= 0 {
+			if s := c.lineItemOptions(d, r, text, l0, line, msg); s > sev {
+				sev = s
+			}
+		}
+		l0 = l1 + 1
+	}
+	return sev
+}
+
+// lineItemOptions checks one line of a reply (starting at byte l0).
+func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text string, l0 int, line string, msg int) int {
+	// The one visible item the line names.
+	id, at, m := "", -1, -1
+	var opts map[string]string
+	for i := 0; i < len(line); {
+		if !digitByte(line[i]) || i > 0 && (letterByte(line[i-1]) || digitByte(line[i-1])) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && digitByte(line[j]) {
+			j++
+		}
+		if j-i >= 6 && (j == len(line) || !letterByte(line[j])) {
+			cand := line[i:j]
+			if cand != id {
+				o, om := c.itemOptionsOf(r, cand, msg)
+				if om >= 0 {
+					if id != "" {
+						return sevOK // two items: whose options the line states is not clear
+					}
+					id, at, m, opts = cand, i, om, o
+				}
+			}
+		}
+		i = j
+	}
+	if id == "" || len(opts) == 0 {
+		return sevOK
+	}
+	scope, s0 := line, 0
+	if !listItem(line) {
+		a := strings.LastIndexByte(line[:at], '(')
+		b := strings.IndexByte(line[at:], ')')
+		if a < 0 || b < 0 {
+			return sevOK
+		}
+		scope, s0 = line[a:at+b+1], a
+	}
+	low := asciiLower(scope)
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	// Longer names first, so "screen size" is not read as "size".
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	var taken [][2]int
+	for _, k := range keys {
+		lk := asciiLower(k)
+		for off := 0; ; {
+			p := strings.Index(low[off:], lk)
+			if p < 0 {
+				break
+			}
+			p += off
+			off = p + len(lk)
+			if p > 0 && (letterByte(low[p-1]) || digitByte(low[p-1])) || overlaps(taken, p, off) {
+				continue
+			}
+			v0, v1, ok := optionValueAfter(scope, off)
+			if !ok {
+				continue
+			}
+			taken = append(taken, [2]int{p, v1})
+			said, own := scope[v0:v1], opts[k]
+			if optionFold(said) == optionFold(own) {
+				continue
+			}
+			a := c.unsupportedSpan(l0+s0+p, scope[p:v1], "states "+k+" "+strconv.Quote(said)+" for item "+id+
+				", but its record (message "+strconv.Itoa(m)+") gives "+k+" "+strconv.Quote(own))
+			a.Status, a.Reason = StatusContradiction, ReasonContradiction
+			content := c.t.Messages[m].Content
+			a.Where.Found, a.Where.Message = "visible", m
+			if q := strings.Index(content, strconv.Quote(own)); q >= 0 {
+				a.Where.Start, a.Where.End = q+1, q+1+len(own)
+			}
+			d.Args = append(d.Args, a)
+			return sevFail
+		}
+	}
+	return sevOK
+}
+
+// itemOptsMemo is what itemOptionsOf found for one id in the messages
+// before upTo: the options and their message (-1: none).
+type itemOptsMemo struct {
+	opts map[string]string
+	m    int
+	upTo int
+}
+
+// itemOptionsOf reads the options of item id from the latest visible tool
+// result before msg that details it (an object whose r.ID field is id,
+// with an r.Options object): the options and the message, -1 when none.
+// Each message is read once per id as the walk moves forward.
+func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[string]string, int) {
+	if c.itemOpts == nil {
+		c.itemOpts = map[string]itemOptsMemo{}
+	}
+	memo, ok := c.itemOpts[id]
+	if !ok || msg < memo.upTo {
+		memo = itemOptsMemo{m: -1}
+	}
+	quoted, key := strconv.Quote(id), strconv.Quote(r.Options)
+	for i := msg - 1; i >= memo.upTo; i-- {
+		m := &c.t.Messages[i]
+		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) || !strings.Contains(m.Content, key) {
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(m.Content), &v) != nil {
+			continue
+		}
+		if o, ok := findOptions(v, r, id); ok {
+			memo.opts, memo.m = o, i
+			break
+		}
+	}
+	memo.upTo = msg
+	c.itemOpts[id] = memo
+	return memo.opts, memo.m
+}
+
+// findOptions looks for the object whose r.ID is id in a decoded JSON
+// value and reads its r.Options (string values only).
+func findOptions(v any, r *ItemOptionsRule, id string) (map[string]string, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		if v[r.ID] == id {
+			if o, ok := v[r.Options].(map[string]any); ok {
+				out := make(map[string]string, len(o))
+				for k, x := range o {
+					if s, ok := x.(string); ok {
+						out[k] = s
+					}
+				}
+				return out, true
+			}
+		}
+		for _, x := range v {
+			if o, ok := findOptions(x, r, id); ok {
+				return o, true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if o, ok := findOptions(x, r, id); ok {
+				return o, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// listItem reports whether a line is an item of a list ("- ", "* ", "1. ").
+func listItem(line string) bool {
+	s := strings.TrimLeft(line, " \t")
+	if strings.HasPrefix(s, "- ") || strings.HasPrefix(s, "* ") || strings.HasPrefix(s, "• ") {
+		return true
+	}
+	i := 0
+	for i < len(s) && digitByte(s[i]) {
+		i++
+	}
+	return i > 0 && i+1 < len(s) && s[i] == '.' && s[i+1] == ' '
+}
+
+// optionValueAfter reads the value of a "Name: Value" pair whose name ends
+// at off: after markdown stars, spaces and a colon, up to a comma,
+// semicolon, parenthesis, star or " - ". ok is false when no colon follows
+// the name.
+func optionValueAfter(s string, off int) (start, end int, ok bool) {
+	i := off
+	for i < len(s) && (s[i] == '*' || s[i] == ' ') {
+		i++
+	}
+	if i >= len(s) || s[i] != ':' {
+		return 0, 0, false
+	}
+	i++
+	for i < len(s) && (s[i] == '*' || s[i] == ' ') {
+		i++
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(",;()*\n", rune(s[j])) && !strings.HasPrefix(s[j:], " - ") {
+		j++
+	}
+	for j > i && (s[j-1] == ' ' || s[j-1] == '.') {
+		j--
+	}
+	return i, j, j > i
+}
+
+// optionFold is an option value as compared: lower case, without spaces
+// and hyphens ("Crew Neck", "crew-neck").
+func optionFold(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '-' {
+			continue
+		}
+		b = append(b, lowerByte(s[i]))
+	}
+	return string(b)
+}
+
+func overlaps(spans [][2]int, a, b int) bool {
+	for _, s := range spans {
+		if a < s[1] && s[0] < b {
+			return true
+		}
+	}
+	return false
+}
