@@ -13,7 +13,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.38"
+const EngineVersion = "1.2.39"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -373,6 +373,8 @@ type checker struct {
 	events       []confirmEvent
 	evEnts       []int32             // the events' ents are cut from this
 	pendingTexts []int               // agent text messages since the last "yes"
+	reported     []int32             // entries named by reports of a write since the last user message
+	reportTexts  []int               // agent texts since the last user message that report a write
 	evTexts      []int               // the events' texts are cut from this
 	partBuf      []byte              // scratch of confirmation: an id part's key
 	actionWords  map[string][]string // tool name → actionWords, kept by the pool
@@ -493,6 +495,8 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.lastUser, c.lastYes, c.lastNo, c.lastWrite = -1, false, false, -1
 	c.events = c.events[:0]
 	c.pendingTexts = c.pendingTexts[:0]
+	c.reported = c.reported[:0]
+	c.reportTexts = c.reportTexts[:0]
 	c.writes = c.writes[:0]
 	c.visibleTools = nil
 	c.schemaNames = nil
@@ -899,6 +903,13 @@ func (c *checker) userTurn(msg int, content string) {
 	recent := c.recent
 	c.recent = c.recent[:0]
 	c.turn++
+	// A report of a write ("your new reservation ID is HATHAU") proposes
+	// nothing: an answer right after it may accept what it says, but once
+	// the user has answered something else it is no listing a later "yes"
+	// confirms (task0-trial3: a yes to "try the larger certificate again"
+	// is no yes to cancelling the reservation the report named).
+	reported, reportTexts := c.reported, c.reportTexts
+	c.reported, c.reportTexts = c.reported[:0], c.reportTexts[:0]
 	if !c.lastYes && !pick {
 		return
 	}
@@ -912,11 +923,13 @@ func (c *checker) userTurn(msg int, content string) {
 	for _, id := range c.pending {
 		c.ents[id].pending = false
 	}
-	if c.lastYes && c.askedToConfirm() {
+	if c.lastYes && (c.askedToConfirm(c.pendingTexts) || c.askedToConfirm(reportTexts)) {
 		e0 := len(c.evEnts)
 		c.evEnts = append(c.evEnts, c.pending...) // distinct: an entry is pending once
+		c.evEnts = append(c.evEnts, reported...)
 		t0 := len(c.evTexts)
 		c.evTexts = append(c.evTexts, c.pendingTexts...)
+		c.evTexts = append(c.evTexts, reportTexts...)
 		ev := confirmEvent{user: msg, texts: c.evTexts[t0:len(c.evTexts):len(c.evTexts)], ents: c.evEnts[e0:len(c.evEnts):len(c.evEnts)]}
 		c.events = append(c.events, ev)
 	}
@@ -930,10 +943,10 @@ var confirmPrompts = []string{"confirm", "proceed", "(yes/no)", "yes or no", "wo
 
 var confirmPromptSet = newPhraseSet(confirmPrompts)
 
-// askedToConfirm reports whether one of the agent texts since the last
-// "yes" asked for approval.
-func (c *checker) askedToConfirm() bool {
-	for _, m := range c.pendingTexts {
+// askedToConfirm reports whether one of the agent texts asked for
+// approval.
+func (c *checker) askedToConfirm(texts []int) bool {
+	for _, m := range texts {
 		if confirmPromptSet.contains(c.lowerContent(m)) {
 			return true
 		}

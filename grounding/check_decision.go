@@ -68,6 +68,7 @@ func (c *checker) assistant(i int) {
 			c.sc.pendingMD = append(c.sc.pendingMD, c.replyMD...)
 		}
 		c.indexMentions(b, i, srcAgent, nil, bad)
+		report := c.reportsWrite(i)
 		for j := range b.ms {
 			mm := &b.ms[j]
 			id := c.mentionEntry(b, mm)
@@ -76,7 +77,9 @@ func (c *checker) assistant(i int) {
 			}
 			e := &c.ents[id]
 			e.agentText = occ{msg: int32(i), start: mm.start, end: mm.end, norm: mm.norm, src: srcAgent}
-			if !e.pending {
+			if report {
+				c.reported = append(c.reported, id)
+			} else if !e.pending {
 				e.pending = true
 				c.pending = append(c.pending, id)
 			}
@@ -86,7 +89,11 @@ func (c *checker) assistant(i int) {
 			}
 		}
 		c.flushPendingMD(i, srcAgent)
-		c.pendingTexts = append(c.pendingTexts, i)
+		if report {
+			c.reportTexts = append(c.reportTexts, i)
+		} else {
+			c.pendingTexts = append(c.pendingTexts, i)
+		}
 	}
 	for k := range m.ToolCalls {
 		call := &m.ToolCalls[k]
@@ -825,4 +832,19 @@ func (c *checker) foundWithoutRead(d *DecisionResult, text string, msg int) int 
 		}
 	}
 	return sevOK
+}
+
+// reportsWrite reports whether agent text at message i answers the result
+// of a successful consequential write: only tool messages stand between
+// the write's call and it.
+func (c *checker) reportsWrite(i int) bool {
+	if c.lastWrite < 0 || c.lastWrite >= i {
+		return false
+	}
+	for m := c.lastWrite + 1; m < i; m++ {
+		if c.t.Messages[m].Role != RoleTool {
+			return false
+		}
+	}
+	return true
 }

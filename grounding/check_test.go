@@ -469,6 +469,38 @@ func TestCheckWorkflow(t *testing.T) {
 			t.Errorf("Check = %s; want flow.unconfirmed", describeDecision(d))
 		}
 	})
+	t.Run("I can is no mention of cancelling", func(t *testing.T) {
+		tr := read().call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			say("I can look at the refund terms again. Would you like me to do that?").user("Yes.").
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+		d := decisionAt(t, Check(tr, nil), 6, 0)
+		if d.Verdict != VerdictFail || !hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want flow.unconfirmed fail: the yes answered an offer to look again", describeDecision(d))
+		}
+	})
+	// A report of a write names ids, but proposes nothing: a later yes to
+	// something else does not confirm a write on them (task0-trial3).
+	const bagsZFA = `{"reservation_id":"ZFA04Y","total_baggages":1,"nonfree_baggages":0,"payment_id":"credit_card_4421486"}`
+	reported := func(answer string) *tb {
+		return cancelled().say("NO6JO3 is cancelled. Your other reservation ZFA04Y is unchanged." + answer)
+	}
+	t.Run("a report is no listing for a later yes", func(t *testing.T) {
+		tr := reported("").user("When will the refund arrive?").
+			say("In 5 to 7 business days. I can also check your certificates. Would you like me to do that?").user("Yes.").
+			call("update_reservation_baggages", bagsZFA, `{"reservation_id":"ZFA04Y","total_baggages":1}`).build()
+		d := decisionAt(t, Check(tr, nil), 12, 0)
+		if !hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want flow.unconfirmed: ZFA04Y was named only by the report of the first cancellation", describeDecision(d))
+		}
+	})
+	t.Run("a report that asks is a listing", func(t *testing.T) {
+		tr := reported(" Shall I do the same for ZFA04Y?").user("Yes.").
+			call("update_reservation_baggages", bagsZFA, `{"reservation_id":"ZFA04Y","total_baggages":1}`).build()
+		d := decisionAt(t, Check(tr, nil), 10, 0)
+		if hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want no flow.unconfirmed: the user said yes to the question in the report", describeDecision(d))
+		}
+	})
 	t.Run("term.failed masks every decision", func(t *testing.T) {
 		tr := traj("airline").reward(0).sys(airlinePolicy).user("I am mia_li_3668.").
 			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build()

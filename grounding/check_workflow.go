@@ -273,10 +273,12 @@ func nextWord(text string, from int) (i, j int) {
 	return i, j
 }
 
-// stemIn finds a word of text whose stem matches w.
+// stemIn finds a word of text whose stem matches w. A modal verb that
+// merely begins w is no mention of it: "I can try again" does not name a
+// cancellation (task0-trial3).
 func stemIn(text, w string) (int, int, bool) {
 	for i, j := nextWord(text, 0); i < j; i, j = nextWord(text, j) {
-		if stemMatch(stem(text[i:j]), w) {
+		if s := stem(text[i:j]); stemMatch(s, w) && !(len(s) < len(w) && modalWord(text[i:j])) {
 			return i, j, true
 		}
 	}
@@ -301,4 +303,10 @@ type orderKey struct {
 type orderMemo struct {
 	upTo int
 	sat  bool
+}
+
+// modalWord reports whether word is the modal "can" (any case): the one
+// modal that begins an action word (cancel).
+func modalWord(word string) bool {
+	return strings.EqualFold(word, "can")
 }
