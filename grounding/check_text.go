@@ -177,6 +177,9 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 	if s := c.checkItemOptions(d, text, msg); s > sev {
 		sev = s
 	}
+	if s := c.checkRecordFacts(d, text, msg); s > sev {
+		sev = s
+	}
 	// Choice in replies: a reply that proposes exactly one of several
 	// visible candidates of a kind (a payment method) made a choice; one
 	// that lists several presents options.

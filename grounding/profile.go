@@ -107,6 +107,10 @@ type Profile struct {
 	// ItemOptions says where tool results detail an item's options: the
 	// options a reply states for an item it names must be the item's.
 	ItemOptions *ItemOptionsRule `json:"item_options,omitempty"`
+	// RecordFacts are facts a reply may state of the records it names
+	// ("basic economy", "no travel insurance"): each named record's own
+	// must agree.
+	RecordFacts []RecordFactRule `json:"record_facts,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -450,6 +454,21 @@ type UpcomingTotalRule struct {
 	Dates   string   `json:"dates"`
 	History string   `json:"history"`
 	Amount  string   `json:"amount"`
+	Phrases []string `json:"phrases"`
+}
+
+// RecordFactRule is a fact a reply may state of records (keyed by Field,
+// reservation_id): a sentence holding one of Phrases ("basic economy")
+// that names visible records in one list ("UDMOP1, XAZ3C0, and 4XGCCM")
+// says each has Value at the top-level Key (cabin basic_economy); a named
+// record whose latest visible version gives Key another value fails
+// (vis.contradiction). A phrase right after "not", "from", "to", "upgrade",
+// … or right before " to " states no fact of the record, and a sentence
+// naming records apart ("X has insurance, Y has none") is not read.
+type RecordFactRule struct {
+	Field   string   `json:"field"`
+	Key     string   `json:"key"`
+	Value   string   `json:"value"`
 	Phrases []string `json:"phrases"`
 }
 
@@ -931,7 +950,7 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment", "upcoming_total", "item_options")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment", "upcoming_total", "item_options", "record_facts")
 	if err != nil {
 		return err
 	}
@@ -995,6 +1014,15 @@ func (v profileValidator) document(doc any) error {
 		}
 		return v.requiredPhrases(key, m, "phrases")
 	}, "field", "dates", "history", "amount", "phrases")
+	if err != nil {
+		return err
+	}
+	err = v.objects("record_facts", top["record_facts"], func(key string, m map[string]any) error {
+		if err := v.requiredStrings(key, m, "field", "key", "value"); err != nil {
+			return err
+		}
+		return v.requiredPhrases(key, m, "phrases")
+	}, "field", "key", "value", "phrases")
 	if err != nil {
 		return err
 	}

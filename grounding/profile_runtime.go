@@ -77,6 +77,7 @@ type profileRuntime struct {
 	original      []originalRuntime
 	upcoming      []upcomingRuntime
 	itemOptions   *ItemOptionsRule
+	facts         []factRuntime
 }
 
 type conditionRuntime struct {
@@ -393,6 +394,9 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		rt.original = append(rt.original, originalRuntime{OriginalPaymentRule: op, phrases: lowerAll(op.Phrases)})
 	}
 	rt.itemOptions = p.ItemOptions
+	for _, rf := range p.RecordFacts {
+		rt.facts = append(rt.facts, factRuntime{RecordFactRule: rf, phrases: lowerAll(rf.Phrases)})
+	}
 	for _, ut := range p.UpcomingTotal {
 		rt.upcoming = append(rt.upcoming, upcomingRuntime{UpcomingTotalRule: ut, phrases: lowerAll(ut.Phrases)})
 	}
