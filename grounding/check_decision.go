@@ -45,8 +45,12 @@ func (c *checker) assistant(i int) {
 	// Values the agent introduced without support: tool echoes of them will
 	// support nothing.
 	var bad map[string]bool
+	var guessed []string
 	for _, d := range c.res.Decisions[first:] {
 		for _, a := range d.Args {
+			if a.Status == StatusKnowledge && d.Call >= 0 {
+				guessed = append(guessed, valueKeys(string(a.Value))...)
+			}
 			if a.Status == StatusUnsupported || a.Status == StatusHiddenOnly || a.Status == StatusEcho || a.Status == StatusContradiction {
 				if bad == nil {
 					bad = map[string]bool{}
@@ -106,6 +110,13 @@ func (c *checker) assistant(i int) {
 			c.indexMentions(&c.buf, i, srcAgent, nil, bad)
 		}
 		c.sc.pendingMD = c.sc.pendingMD[:0]
+	}
+	for _, k := range guessed {
+		if id, ok := c.find(k); ok {
+			if e := &c.ents[id]; int(e.agent.msg) == i && !e.sup.ok() {
+				e.agentGuess = true
+			}
+		}
 	}
 }
 
