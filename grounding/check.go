@@ -13,7 +13,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.41"
+const EngineVersion = "1.2.42"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -964,6 +964,7 @@ type confirmEvent struct {
 // writeDone is a successful consequential write and the "yes" it used.
 type writeDone struct {
 	msg, event int
+	tool       string
 }
 
 // observation indexes a tool message; values that merely repeat the

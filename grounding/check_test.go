@@ -501,6 +501,52 @@ func TestCheckWorkflow(t *testing.T) {
 			t.Errorf("Check = %s; want no flow.unconfirmed: the user said yes to the question in the report", describeDecision(d))
 		}
 	})
+	t.Run("a question that says proceed is no yes", func(t *testing.T) {
+		tr := read().say("I can help with cancelling NO6JO3. To proceed, I need your user id.").user("I'm mia_li_3668. How can we proceed?").
+			call("get_reservation_details", `{"reservation_id":"NO6JO3"}`, reservationNO6).
+			call("cancel_reservation", `{"reservation_id":"NO6JO3"}`, `{"reservation_id":"NO6JO3","status":"cancelled"}`).build()
+		d := decisionAt(t, Check(tr, nil), 6, 0)
+		if !hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want flow.unconfirmed: 'How can we proceed?' asks, it accepts nothing", describeDecision(d))
+		}
+	})
+	// A listing that names only the action covers one write of it: the
+	// second booking on the same yes is a new write (task0-trial3).
+	bookTwice := func(second string) *tb {
+		const book = `{"user_id":"mia_li_3668","origin":"JFK","destination":"SEA","flight_type":"one_way","cabin":"economy","flights":[{"flight_number":"HAT136","date":"2024-05-20"}],"passengers":[{"first_name":"Mia","last_name":"Li","dob":"1990-04-05"}],"payment_methods":[{"payment_id":"credit_card_4421486","amount":152}],"total_baggages":0,"nonfree_baggages":0,"insurance":"no"}`
+		return traj("airline").sys(airlinePolicy).user("I am mia_li_3668 and want to fly JFK to SEA on May 20.").
+			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).
+			say("Thank you, Mia! Shall I go ahead with the booking in economy or business?").user("Sure, economy.").
+			call("book_reservation", book, `{"reservation_id":"HATHAT","status":"booked"}`).
+			say("Your reservation ID is HATHAT.").user(second).
+			call("book_reservation", book, `{"reservation_id":"HATHAU","status":"booked"}`)
+	}
+	t.Run("a cabin offered in a question lists no booking", func(t *testing.T) {
+		tr := bookTwice("x").build()
+		tr.Messages[4].Content = "Thank you, Mia! Would you like economy or business?"
+		tr.Messages[5].Content = "Yes, economy."
+		d := decisionAt(t, Check(tr, nil), 6, 0)
+		if !hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want flow.unconfirmed: an enum value and a greeting are no listing of the booking", describeDecision(d))
+		}
+	})
+	t.Run("an action-only listing covers one write", func(t *testing.T) {
+		r := Check(bookTwice("Could you pay it with my other card instead?").build(), nil)
+		if d := decisionAt(t, r, 6, 0); hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("first booking = %s; want it covered by the yes to 'go ahead with the booking'", describeDecision(d))
+		}
+		if d := decisionAt(t, r, 10, 0); !hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("second booking = %s; want flow.unconfirmed: the yes covered the first booking", describeDecision(d))
+		}
+	})
+	t.Run("a reply sent with an unconfirmed write fails with it", func(t *testing.T) {
+		tr := bookTwice("Could you pay it with my other card instead?").build()
+		tr.Messages[10].Content = "Let me adjust the payment method for your reservation."
+		d := decisionAt(t, Check(tr, nil), 10, -1)
+		if d.Verdict != VerdictFail || !hasString(d.Reasons, ReasonUnconfirmed) {
+			t.Errorf("Check = %s; want flow.unconfirmed fail: it announces a booking nobody confirmed", describeDecision(d))
+		}
+	})
 	t.Run("term.failed masks every decision", func(t *testing.T) {
 		tr := traj("airline").reward(0).sys(airlinePolicy).user("I am mia_li_3668.").
 			call("get_user_details", `{"user_id":"mia_li_3668"}`, userDetails).build()

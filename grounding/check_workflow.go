@@ -73,13 +73,27 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 			return
 		}
 		e := &c.ents[id]
-		if e.small || c.weakToken(e) || len(k) <= 3 {
+		// A short string (an airport code, "Mia" in "Thank you, Mia!")
+		// names no listing; keys carry a two-byte kind prefix ("s:").
+		if e.small || c.weakToken(e) || len(k) <= 3 || strings.HasPrefix(k, "s:") && len(k) <= 2+3 {
 			return
 		}
 		ents = append(ents, id)
 	}
+	// An enum's value ("economy", "one_way") names no listing: the agent's
+	// questions offer every value of it ("basic economy, economy, or
+	// business?"), and a "yes" to one of those is no yes to the write.
+	var choices []string
+	for i := range d.Args {
+		if a := &d.Args[i]; a.Role == RoleEnum || a.Role == RoleBoolean {
+			choices = append(choices, valueKeys(string(a.Value))...)
+		}
+	}
 	var parts [4]string
 	for _, k := range ci.argKeys {
+		if slices.Contains(choices, k) {
+			continue
+		}
 		addKey(k)
 		// "certificate 7504069" in the listing names certificate_7504069.
 		for _, p := range appendIDNumberParts(parts[:0], k) {
@@ -92,7 +106,8 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 	var accepted *confirmEvent
 	for k := len(c.events) - 1; k >= 0 && !valid; k-- {
 		ev := &c.events[k]
-		if !c.eventNames(ev, ents, words) {
+		byValue := c.eventNamesValue(ev, ents)
+		if !byValue && !c.eventNames(ev, nil, words) {
 			continue
 		}
 		if latest < 0 {
@@ -101,6 +116,13 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		ok := true
 		for _, w := range c.writes {
 			if w.msg > ev.user && w.event != ev.user {
+				ok = false
+			}
+			// A listing that named only the action ("booking") covers one
+			// such write and its retries after errors: once one ran, a
+			// second is a new write it never listed (task0-trial3 booked
+			// again, twice, on the yes that had covered HATHAT).
+			if !byValue && w.event == ev.user && w.tool == call.Name {
 				ok = false
 			}
 		}
@@ -139,7 +161,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 	}
 	if !ci.err && ci.obs >= 0 {
 		c.lastWrite = ci.msg
-		c.writes = append(c.writes, writeDone{msg: ci.msg, event: latest})
+		c.writes = append(c.writes, writeDone{msg: ci.msg, event: latest, tool: call.Name})
 	}
 	return sev
 }
@@ -225,13 +247,22 @@ func actionWords(tool string) []string {
 	return words
 }
 
-// eventNames reports whether the agent texts a "yes" answered named one of
-// the entries or one of the action words.
-func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) bool {
+// eventNamesValue reports whether the agent texts a "yes" answered named
+// one of the entries.
+func (c *checker) eventNamesValue(ev *confirmEvent, ents []int32) bool {
 	for _, id := range ents {
 		if slices.Contains(ev.ents, id) {
 			return true
 		}
+	}
+	return false
+}
+
+// eventNames reports whether the agent texts a "yes" answered named one of
+// the entries or one of the action words.
+func (c *checker) eventNames(ev *confirmEvent, ents []int32, words []string) bool {
+	if c.eventNamesValue(ev, ents) {
+		return true
 	}
 	for _, m := range ev.texts {
 		text := c.t.Messages[m].Content

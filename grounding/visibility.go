@@ -820,7 +820,28 @@ func matchPath(pat []string, path []byte) bool {
 // affirmative reports whether a user message, trimmed and lowered, contains
 // a yes phrase; it accepts what was proposed when it does and does not open
 // with a no phrase (refusal).
-func (c *checker) affirmative(lowTrim string) bool { return c.rt.yesSet.containsWord(lowTrim) }
+func (c *checker) affirmative(lowTrim string) bool {
+	if !c.rt.yesSet.containsWord(lowTrim) {
+		return false
+	}
+	// "How can we proceed?" asks; it accepts nothing. A yes phrase counts
+	// in a sentence that is no wh-question.
+	for s0, end := range sentences(lowTrim) {
+		if s := lowTrim[s0:end]; c.rt.yesSet.containsWord(s) && !(end < len(lowTrim) && lowTrim[end] == '?' && whQuestion(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// whWords open a question that asks for information, not for approval.
+var whWords = []string{"how", "what", "where", "when", "why", "which", "who"}
+
+// whQuestion reports whether the lowered sentence s opens with a wh-word.
+func whQuestion(s string) bool {
+	s = strings.TrimLeft(s, " \t\"'*-")
+	return slices.ContainsFunc(whWords, func(w string) bool { return hasWordPrefix(s, w) })
+}
 
 // selection reports whether a user message (lowered) picks one of the
 // listed options.
