@@ -67,6 +67,18 @@ func checkView(hd grounding.TrajectoryHeader, d grounding.StoredDecision, msgs m
 			c.MaskNote = "(0 until adjudicated)"
 		}
 	}
+	// The workflow rules it broke, in the engine's words, so the card says
+	// why a decision whose values are all found still fails ("no agent
+	// message listing this action was followed by the user's yes").
+	for _, v := range hd.Violations {
+		if v.Decision == d.Ordinal {
+			line := v.Code + ": " + v.Detail
+			if v.Trajectory {
+				line += " (zeroes every decision of the trajectory)"
+			}
+			c.Flow = append(c.Flow, line)
+		}
+	}
 	for _, a := range d.Args {
 		c.Args = append(c.Args, argView(a, msgs))
 	}

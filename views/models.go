@@ -318,7 +318,8 @@ type CheckView struct {
 	Queued      bool
 	Reasons     []string
 	Detail      string
-	Action      string // semantic action
+	Flow        []string // the workflow rules this decision broke, each with why
+	Action      string   // semantic action
 	Args        []ArgView
 }
 
