@@ -151,6 +151,9 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 				call.Name + " charges or refunds the difference, and the user was told no amount")})
 		sev = sevAmbiguous
 	}
+	if accepted != nil && conf.priced[call.Name] && sev == sevOK {
+		sev = c.listedPriceMismatch(d, ci, call, accepted)
+	}
 	switch {
 	case latest < 0:
 		c.violate(d, ReasonUnconfirmed, !conf.decision, "no agent message listing this action was followed by the user's yes")
