@@ -175,6 +175,15 @@ func (c *checker) find(k string) (int32, bool) {
 	return -1, false
 }
 
+// bytesView is b as a string without a copy, for lookups that read the
+// key and keep nothing of it; b must not change while the string is used.
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
 // findBytes is find for a key in a scratch buffer, which it does not keep
 // (an entry it makes copies the key).
 func (c *checker) findBytes(k []byte) (int32, bool) {
@@ -199,7 +208,9 @@ func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32
 
 // ensureEntryHashed is ensureEntry for a key hashed to h (hashKey).
 func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
-	id, slot, ok := c.keys.find(h, string(key))
+	// The lookup reads the key where it is (find keeps nothing); only a new
+	// entry copies it, into the slab.
+	id, slot, ok := c.keys.find(h, bytesView(key))
 	if ok {
 		return id
 	}
