@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/json"
+	"math/bits"
 	"strconv"
 )
 
@@ -393,6 +394,18 @@ func (w *jsonWalker) str() (string, bool) {
 	i := w.pos + 1
 	esc := false
 	for i < len(w.src) {
+		// Most bytes of a string are none of the three this loop stops at:
+		// skip them eight at a time.
+		for i+8 <= len(w.src) {
+			if m := strStops(load64(w.src, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(w.src) {
+			break
+		}
 		c := w.src[i]
 		if c == '\\' {
 			esc = true
@@ -423,6 +436,16 @@ func (w *jsonWalker) str() (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// strStops returns 0x80 in the lowest byte of w that is '"', '\\' or a
+// control byte (below 0x20), and possibly in bytes above it; 0 when there
+// is none. Each test is exact in its lowest flagged byte (a borrow only
+// flags bytes above a flagged one), so the lowest flag of the three is.
+func strStops(w uint64) uint64 {
+	q := w ^ ('"' * swarOnes)
+	b := w ^ ('\\' * swarOnes)
+	return ((q-swarOnes)&^q | (b-swarOnes)&^b | (w-0x20*swarOnes)&^w) & swarHigh
 }
 
 func (w *jsonWalker) object(parent int32) {
