@@ -52,8 +52,12 @@ type tplEnt struct {
 	gen uint32
 }
 
-// memoRec locates the templates of one text in memoRegion.ms.
-type memoRec struct{ m0, m1 int32 }
+// memoRec locates the templates of one text in memoRegion.ms. plain, for
+// an object key, is plainKey of the key (it renders bare in a path).
+type memoRec struct {
+	m0, m1 int32
+	plain  bool
+}
 
 // maxKeyTemplates bounds the key region; past it the region starts over at
 // the next trajectory (keys that are really ids, map keys such as
