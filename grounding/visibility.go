@@ -507,8 +507,13 @@ func (s *strSlab) reset() { *s = strSlab{} }
 // Result: TestCheckGolden re-reads every result after thousands of later
 // checks to prove it.
 type scratchSlab struct {
-	chunks [][]byte
-	cur    int // chunk being filled
+	chunks [][]byte // each at its full length
+	cur    int      // chunk being filled
+	// buf is chunks[cur] and n the bytes of it in use: cutting a string
+	// writes only the integer n, no slice header (a pointer store, with its
+	// write barrier check, on a path every new entry key takes).
+	buf []byte
+	n   int
 }
 
 const scratchChunk = 16 << 10
@@ -517,21 +522,30 @@ func (s *scratchSlab) cut(p []byte) string {
 	if len(p) == 0 {
 		return ""
 	}
-	if len(s.chunks) == 0 {
-		s.chunks = append(s.chunks, make([]byte, 0, scratchChunk))
+	if len(s.buf)-s.n < len(p) {
+		s.nextChunk(len(p))
 	}
-	b := s.chunks[s.cur]
-	for cap(b)-len(b) < len(p) {
+	copy(s.buf[s.n:], p)
+	out := unsafe.String(&s.buf[s.n], len(p))
+	s.n += len(p)
+	return out
+}
+
+// nextChunk moves on to the next chunk with room for n bytes, making
+// one when there is none.
+func (s *scratchSlab) nextChunk(n int) {
+	if s.buf != nil {
 		s.cur++
-		if s.cur == len(s.chunks) {
-			s.chunks = append(s.chunks, make([]byte, 0, max(scratchChunk, len(p))))
-		}
-		b = s.chunks[s.cur][:0]
 	}
-	off := len(b)
-	b = append(b, p...)
-	s.chunks[s.cur] = b
-	return unsafe.String(&b[off], len(p))
+	for ; s.cur < len(s.chunks); s.cur++ {
+		if len(s.chunks[s.cur]) >= n {
+			s.buf, s.n = s.chunks[s.cur], 0
+			return
+		}
+	}
+	s.chunks = append(s.chunks, make([]byte, max(scratchChunk, n)))
+	s.cur = len(s.chunks) - 1
+	s.buf, s.n = s.chunks[s.cur], 0
 }
 
 // cutString is cut for a string.
@@ -595,10 +609,10 @@ func (ac *argChunk) take(n int) []ArgEvidence {
 
 // rewind makes every chunk free again: the strings cut so far must be dead.
 func (s *scratchSlab) rewind() {
-	for i := range s.chunks[:min(s.cur+1, len(s.chunks))] {
-		s.chunks[i] = s.chunks[i][:0]
+	s.cur, s.buf, s.n = 0, nil, 0
+	if len(s.chunks) > 0 {
+		s.buf = s.chunks[0]
 	}
-	s.cur = 0
 }
 
 // kindCandidates registers the candidates of every kind that the JSON
