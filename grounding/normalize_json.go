@@ -360,7 +360,10 @@ func (w *jsonWalker) stringLeaf(s string, start, end int) {
 	n0, pend := len(sc.out.ms), len(sc.pendingMD)
 	w.scanString(s, start, end)
 	if len(sc.pendingMD) == pend {
-		sm.vals.remember(s, h, slot, sm.record(sc, false, n0, start))
+		// The value is kept across trajectories: copy it out of this one's text.
+		rec := sm.record(sc, false, n0, start)
+		sm.valBytes += len(s)
+		sm.vals.remember(sm.valText.cutString(s), h, slot, rec)
 	}
 }
 

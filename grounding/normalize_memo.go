@@ -15,9 +15,11 @@ package grounding
 // normalization, flags, number, key, span relative to the text); the JSON
 // context (object, path, key flag) comes from the leaf being replayed.
 //
-// Object keys are remembered across the trajectories a checker checks: they
-// are the vocabulary of the tools' outputs, which a pool repeats in every
-// trajectory. Values are remembered for one trajectory only.
+// Object keys and values are remembered across the trajectories a checker
+// checks: keys are the vocabulary of the tools' outputs, which a pool
+// repeats in every trajectory, and many values recur too (cabins, statuses,
+// airports, dates). Both regions start over when they grow past a bound, as
+// ids, which never recur, accumulate.
 //
 // Templates also learn the index entry of their key the first time a
 // mention of theirs is indexed in a trajectory, so replayed mentions skip
@@ -26,15 +28,17 @@ package grounding
 // region's templates are therefore dropped only between trajectories, when
 // no mention is waiting to be indexed.
 type scanMemo struct {
-	keys memoRegion // object keys, kept across trajectories
-	vals memoRegion // string values, per trajectory
+	keys memoRegion // object keys
+	vals memoRegion // string values
 	// gen counts trajectories: a template's entry holds while its entGen
 	// is the current one.
-	gen     uint32
-	keyText strSlab // copies of the remembered keys (they outlive their trajectory)
-	refYear int
-	refDate [3]int
-	smallAt float64
+	gen      uint32
+	keyText  strSlab // copies of the remembered keys (they outlive their trajectory)
+	valText  strSlab // and of the remembered values
+	valBytes int     // bytes of the values in valText
+	refYear  int
+	refDate  [3]int
+	smallAt  float64
 }
 
 // memoRegion is one set of remembered texts and their templates.
@@ -64,6 +68,13 @@ type memoRec struct {
 // "credit_card_7815826", would otherwise accumulate).
 const maxKeyTemplates = 1 << 14
 
+// maxValTemplates and maxValBytes bound the value region likewise, by
+// templates and by the bytes of the values kept.
+const (
+	maxValTemplates = 1 << 15
+	maxValBytes     = 1 << 20
+)
+
 func (r *memoRegion) forgetTexts() {
 	r.table.reset()
 	r.recs = r.recs[:0]
@@ -79,7 +90,11 @@ func (r *memoRegion) reset() {
 // newTrajectory prepares the memo for the next trajectory.
 func (sm *scanMemo) newTrajectory() {
 	sm.gen++
-	sm.vals.reset()
+	if len(sm.vals.ms) > maxValTemplates || sm.valBytes > maxValBytes {
+		sm.vals.reset()
+		sm.valText.reset()
+		sm.valBytes = 0
+	}
 	if len(sm.keys.ms) > maxKeyTemplates {
 		sm.keys.reset()
 		sm.keyText.reset()
