@@ -167,11 +167,14 @@ func (sm *scanMemo) learned(tpl int32) int32 {
 // replay appends the mentions of rec, for text starting at base, to the
 // scanner's buffer with the scanner's current context.
 func (sm *scanMemo) replay(sc *textScanner, keys bool, rec memoRec, base int) {
-	r := &sm.vals
+	r, kIn := &sm.vals, kInMemoVals
 	if keys {
-		r = &sm.keys
+		r, kIn = &sm.keys, kInMemoKeys
 	}
 	out := sc.out
+	if out.memo != sm {
+		out.memo = sm
+	}
 	for i := rec.m0; i < rec.m1; i++ {
 		t := &r.ms[i]
 		m := sc.ctx
@@ -183,9 +186,8 @@ func (sm *scanMemo) replay(sc *textScanner, keys bool, rec memoRec, base int) {
 			m.ent = te.ent
 		}
 		m.tpl = tplRef(keys, int(i))
-		m.k0 = int32(len(out.arena))
-		out.arena = append(out.arena, r.arena[t.k0:t.k1]...)
-		m.k1 = int32(len(out.arena))
+		// The key stays in the region's arena (see kArena).
+		m.kIn, m.k0, m.k1 = kIn, t.k0, t.k1
 		out.ms = append(out.ms, m)
 	}
 }
@@ -204,7 +206,7 @@ func (sm *scanMemo) record(sc *textScanner, keys bool, n0, base int) memoRec {
 		t := mention{kind: m.kind, norm: m.norm, small: m.small, isInt: m.isInt, wholeLeaf: m.wholeLeaf,
 			start: m.start - int32(base), end: m.end - int32(base), num: m.num}
 		t.k0 = int32(len(r.arena))
-		r.arena = append(r.arena, out.arena[m.k0:m.k1]...)
+		r.arena = append(r.arena, out.key(m)...)
 		t.k1 = int32(len(r.arena))
 		m.tpl = tplRef(keys, len(r.ms))
 		r.ms = append(r.ms, t)
