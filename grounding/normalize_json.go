@@ -75,6 +75,11 @@ func (w *jsonWalker) walkJSON(src string, sc *textScanner) bool {
 	w.segs, w.segLen, w.segBytes, w.over, w.depth = w.segs[:0], w.segLen[:0], 0, 0, 0
 	w.path = w.path[:0]
 	w.lastP0 = -1
+	if w.memo != nil {
+		// The scanner's state (reference dates) is the same for the whole
+		// document: the memo checks it once, not per key and value.
+		w.memo.sync(sc)
+	}
 	w.value(-1, 0)
 	w.ws()
 	if w.bad || w.pos != len(src) {
@@ -351,7 +356,6 @@ func (w *jsonWalker) stringLeaf(s string, start, end int) {
 		return
 	}
 	sc := w.sc
-	sm.sync(sc)
 	rec, h, slot, ok := sm.vals.lookup(s)
 	if ok {
 		sm.replay(sc, false, rec, start)
@@ -509,7 +513,6 @@ func (w *jsonWalker) object(parent int32) {
 		var h uint64
 		slot, hit := -1, false
 		if sm != nil && raw {
-			sm.sync(w.sc)
 			rec, h, slot, hit = sm.keys.lookup(k)
 		}
 		plain := rec.plain

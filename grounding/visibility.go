@@ -352,8 +352,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 	lastWord, lastStart, lastEnd := int32(-1), int32(0), int32(0)
 	for i := range buf.ms {
 		m := &buf.ms[i]
-		key := buf.key(m)
-		if len(key) <= 2 {
+		if m.k1-m.k0 <= 2 { // len(buf.key(m))
 			m.ent = -1
 			continue
 		}
@@ -365,7 +364,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 		}
 		if id < 0 {
 			n := int32(len(c.ents))
-			id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			id = c.ensureEntryIn(buf.key(m), buf, m.k0, m.k1)
 			if id >= n && echoKeys != nil && slices.Contains(echoKeys, c.ents[id].key) {
 				c.ents[id].echoAt = echoMark
 			}
