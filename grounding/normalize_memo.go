@@ -50,10 +50,13 @@ type memoRegion struct {
 	arena []byte
 }
 
-// tplEnt is the entry a template's key was indexed to in trajectory gen.
+// tplEnt is the entry a template's key was indexed to in trajectory gen,
+// and the key's hash (hashKey), made once for every mention replayed from
+// the template.
 type tplEnt struct {
 	ent int32
 	gen uint32
+	h   uint64
 }
 
 // memoRec locates the templates of one text in memoRegion.ms. plain, for
@@ -142,11 +145,21 @@ func tplRef(keys bool, i int) int32 {
 // learn records the entry the mention of template tpl (mention.tpl, not
 // -1) was indexed to.
 func (sm *scanMemo) learn(tpl, ent int32) {
+	var te *tplEnt
 	if tpl <= -2 {
-		sm.keys.ents[-2-tpl] = tplEnt{ent, sm.gen}
+		te = &sm.keys.ents[-2-tpl]
 	} else {
-		sm.vals.ents[tpl] = tplEnt{ent, sm.gen}
+		te = &sm.vals.ents[tpl]
 	}
+	te.ent, te.gen = ent, sm.gen
+}
+
+// keyHash returns hashKey of the key of template tpl (mention.tpl, not -1).
+func (sm *scanMemo) keyHash(tpl int32) uint64 {
+	if tpl <= -2 {
+		return sm.keys.ents[-2-tpl].h
+	}
+	return sm.vals.ents[tpl].h
 }
 
 // learned returns the entry template tpl (mention.tpl, not -1) learned in
@@ -210,7 +223,7 @@ func (sm *scanMemo) record(sc *textScanner, keys bool, n0, base int) memoRec {
 		t.k1 = int32(len(r.arena))
 		m.tpl = tplRef(keys, len(r.ms))
 		r.ms = append(r.ms, t)
-		r.ents = append(r.ents, tplEnt{ent: -1})
+		r.ents = append(r.ents, tplEnt{ent: -1, h: hashKey(r.arena[t.k0:t.k1])})
 	}
 	rec.m1 = int32(len(r.ms))
 	return rec

@@ -364,7 +364,12 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 		}
 		if id < 0 {
 			n := int32(len(c.ents))
-			id = c.ensureEntryIn(buf.key(m), buf, m.k0, m.k1)
+			if m.tpl != -1 {
+				// the template hashed its key when it was recorded
+				id = c.ensureEntryHashed(buf.key(m), c.memo.keyHash(m.tpl))
+			} else {
+				id = c.ensureEntryIn(buf.key(m), buf, m.k0, m.k1)
+			}
 			if id >= n && echoKeys != nil && slices.Contains(echoKeys, c.ents[id].key) {
 				c.ents[id].echoAt = echoMark
 			}
