@@ -74,7 +74,7 @@ const maxKeyTemplates = 1 << 14
 // maxValTemplates and maxValBytes bound the value region likewise, by
 // templates and by the bytes of the values kept.
 const (
-	maxValTemplates = 1 << 15
+	maxValTemplates = 1 << 14
 	maxValBytes     = 1 << 20
 )
 
