@@ -61,9 +61,10 @@ type mention struct {
 	norm       normKind
 	small      bool // a small integer (see Profile.Weak)
 	isInt      bool
-	isKey      bool  // a JSON object key (maps keyed by id: payment_methods)
-	wholeLeaf  bool  // the mention is a whole JSON value or key, not a word inside one
-	k0, k1     int32 // canonical key
+	isKey      bool // a JSON object key (maps keyed by id: payment_methods)
+	wholeLeaf  bool // the mention is a whole JSON value or key, not a word inside one
+	kIn        kArena
+	k0, k1     int32 // canonical key, in the arena kIn names
 	p0, p1     int32 // JSON path ("" for text)
 	start, end int32 // byte span in the message content
 	obj        int32 // innermost enclosing JSON object, -1 for text
@@ -84,6 +85,17 @@ type mention struct {
 	tpl int32
 }
 
+// kArena says which arena holds a mention's key: the buffer's own, or,
+// for a mention replayed from a scan memo template, the arena of the
+// template's region, which the mention reads in place instead of copying.
+type kArena uint8
+
+const (
+	kInBuf kArena = iota
+	kInMemoKeys
+	kInMemoVals
+)
+
 // jobj is one JSON object of a scanned document: the mentions inside it are
 // buf.ms[m0:m1] (depth-first order keeps them contiguous).
 type jobj struct {
@@ -98,6 +110,9 @@ type mentionBuf struct {
 	ms    []mention
 	objs  []jobj
 	keys  []string // object keys named by mention.jk
+	// memo holds the keys of the mentions replayed from its templates
+	// (mention.kIn); its arenas only grow while a trajectory is checked.
+	memo *scanMemo
 	// the last path added to the checker's paths (checker.pathIn), 0: none
 	lastP0, lastP1 int32
 	lastPath       int32
@@ -125,7 +140,17 @@ func (b *mentionBuf) addKey(k string) int32 {
 	return int32(len(b.keys))
 }
 
-func (b *mentionBuf) key(m *mention) []byte  { return b.arena[m.k0:m.k1] }
+func (b *mentionBuf) key(m *mention) []byte {
+	switch m.kIn {
+	case kInBuf:
+		return b.arena[m.k0:m.k1]
+	case kInMemoKeys:
+		return b.memo.keys.arena[m.k0:m.k1:m.k1]
+	default:
+		return b.memo.vals.arena[m.k0:m.k1:m.k1]
+	}
+}
+
 func (b *mentionBuf) path(m *mention) []byte { return b.arena[m.p0:m.p1] }
 
 // monthOf returns the month a lower-case word names, or 0. A switch keeps

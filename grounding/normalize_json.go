@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"encoding/json"
+	"math/bits"
 	"strconv"
 )
 
@@ -74,6 +75,11 @@ func (w *jsonWalker) walkJSON(src string, sc *textScanner) bool {
 	w.segs, w.segLen, w.segBytes, w.over, w.depth = w.segs[:0], w.segLen[:0], 0, 0, 0
 	w.path = w.path[:0]
 	w.lastP0 = -1
+	if w.memo != nil {
+		// The scanner's state (reference dates) is the same for the whole
+		// document: the memo checks it once, not per key and value.
+		w.memo.sync(sc)
+	}
 	w.value(-1, 0)
 	w.ws()
 	if w.bad || w.pos != len(src) {
@@ -150,35 +156,56 @@ func appendSeg(b []byte, i int, s jsonSeg) []byte {
 }
 
 // push and pop add and drop the innermost path segment. A segment past
-// the bounds is only counted (over); the path then ends in pathCut.
+// the bounds is only counted (over); the path then ends in pathCut. The
+// segments themselves (segs) are kept in leaf mode only, whose callers read
+// them; a walk needs only the rendered path and the segments' lengths.
 func (w *jsonWalker) push(s jsonSeg) {
-	if w.over == 0 && len(w.segs) < maxPathSegs && len(s.key) <= maxPathBytes {
-		// Outside leaf mode the segment is rendered straight onto the path
-		// (and cut off again when it does not fit); in leaf mode only its
-		// length is needed.
-		var n int
-		if w.onLeaf == nil {
-			p0 := len(w.path)
-			w.path = appendSeg(w.path, len(w.segs), s)
-			n = len(w.path) - p0
-			if w.segBytes+n > maxPathBytes {
-				w.path = w.path[:p0]
-			}
-		} else {
-			w.scratch = appendSeg(w.scratch[:0], len(w.segs), s)
-			n = len(w.scratch)
-		}
-		if w.segBytes+n <= maxPathBytes {
+	if w.onLeaf == nil {
+		w.pushRendered(s, s.key != "" && plainKey(s.key))
+		return
+	}
+	if w.over == 0 && len(w.segLen) < maxPathSegs && len(s.key) <= maxPathBytes {
+		// In leaf mode only the segment's rendered length is needed.
+		w.scratch = appendSeg(w.scratch[:0], len(w.segLen), s)
+		if n := len(w.scratch); w.segBytes+n <= maxPathBytes {
 			w.segs = append(w.segs, s)
 			w.segLen = append(w.segLen, int32(n))
 			w.segBytes += n
-			if w.onLeaf == nil {
-				w.lastP0 = -1
-			}
 			return
 		}
 	}
-	if w.over == 0 && w.onLeaf == nil {
+	w.over++
+}
+
+// pushKey is push of an object key outside leaf mode, whose plainKey the
+// caller knows (the key memo remembers it).
+func (w *jsonWalker) pushKey(k string, plain bool) {
+	w.pushRendered(jsonSeg{key: k, index: -1}, plain)
+}
+
+// pushRendered is push outside leaf mode: the segment is rendered straight
+// onto the path, and cut off again when it does not fit. plain is whether
+// s is a key written bare (plainKey).
+func (w *jsonWalker) pushRendered(s jsonSeg, plain bool) {
+	if w.over == 0 && len(w.segLen) < maxPathSegs && len(s.key) <= maxPathBytes {
+		p0 := len(w.path)
+		if plain {
+			if len(w.segLen) > 0 {
+				w.path = append(w.path, '.')
+			}
+			w.path = append(w.path, s.key...)
+		} else {
+			w.path = appendSeg(w.path, len(w.segLen), s)
+		}
+		if n := len(w.path) - p0; w.segBytes+n <= maxPathBytes {
+			w.segLen = append(w.segLen, int32(n))
+			w.segBytes += n
+			w.lastP0 = -1
+			return
+		}
+		w.path = w.path[:p0]
+	}
+	if w.over == 0 {
 		w.path = append(w.path, pathCut...)
 		w.lastP0 = -1
 	}
@@ -194,14 +221,16 @@ func (w *jsonWalker) pop() {
 		}
 		return
 	}
-	last := len(w.segs) - 1
+	last := len(w.segLen) - 1
 	n := int(w.segLen[last])
-	w.segs, w.segLen = w.segs[:last], w.segLen[:last]
+	w.segLen = w.segLen[:last]
 	w.segBytes -= n
 	if w.onLeaf == nil {
 		w.path = w.path[:len(w.path)-n]
 		w.lastP0 = -1
+		return
 	}
+	w.segs = w.segs[:last]
 }
 
 func plainKey(k string) bool {
@@ -327,7 +356,6 @@ func (w *jsonWalker) stringLeaf(s string, start, end int) {
 		return
 	}
 	sc := w.sc
-	sm.sync(sc)
 	rec, h, slot, ok := sm.vals.lookup(s)
 	if ok {
 		sm.replay(sc, false, rec, start)
@@ -336,7 +364,10 @@ func (w *jsonWalker) stringLeaf(s string, start, end int) {
 	n0, pend := len(sc.out.ms), len(sc.pendingMD)
 	w.scanString(s, start, end)
 	if len(sc.pendingMD) == pend {
-		sm.vals.remember(s, h, slot, sm.record(sc, false, n0, start))
+		// The value is kept across trajectories: copy it out of this one's text.
+		rec := sm.record(sc, false, n0, start)
+		sm.valBytes += len(s)
+		sm.vals.remember(sm.valText.cutString(s), h, slot, rec)
 	}
 }
 
@@ -393,6 +424,18 @@ func (w *jsonWalker) str() (string, bool) {
 	i := w.pos + 1
 	esc := false
 	for i < len(w.src) {
+		// Most bytes of a string are none of the three this loop stops at:
+		// skip them eight at a time.
+		for i+8 <= len(w.src) {
+			if m := strStops(load64(w.src, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(w.src) {
+			break
+		}
 		c := w.src[i]
 		if c == '\\' {
 			esc = true
@@ -425,6 +468,16 @@ func (w *jsonWalker) str() (string, bool) {
 	return s, true
 }
 
+// strStops returns 0x80 in the lowest byte of w that is '"', '\\' or a
+// control byte (below 0x20), and possibly in bytes above it; 0 when there
+// is none. Each test is exact in its lowest flagged byte (a borrow only
+// flags bytes above a flagged one), so the lowest flag of the three is.
+func strStops(w uint64) uint64 {
+	q := w ^ ('"' * swarOnes)
+	b := w ^ ('\\' * swarOnes)
+	return ((q-swarOnes)&^q | (b-swarOnes)&^b | (w-0x20*swarOnes)&^w) & swarHigh
+}
+
 func (w *jsonWalker) object(parent int32) {
 	if w.onLeaf != nil {
 		w.objectLeaves()
@@ -452,16 +505,33 @@ func (w *jsonWalker) object(parent int32) {
 			return
 		}
 		kend := w.pos - 1
-		w.push(jsonSeg{key: k, index: -1})
+		// A key written without escapes is looked up in the memo first: a
+		// remembered key also tells whether it is written bare in a path.
+		raw := kend-kstart == len(k)
+		sm := w.memo
+		var rec memoRec
+		var h uint64
+		slot, hit := -1, false
+		if sm != nil && raw {
+			rec, h, slot, hit = sm.keys.lookup(k)
+		}
+		plain := rec.plain
+		if !hit {
+			plain = k != "" && plainKey(k)
+		}
+		w.pushKey(k, plain)
 		ki := out.addKey(k)
 		// The key itself is a value: maps keyed by id (payment_methods),
 		// airport tables ({"JFK": "New York"}).
 		w.leafCtx(id, ki)
 		w.sc.ctx.isKey = true
 		nk := len(out.ms)
-		if kend-kstart == len(k) {
-			w.scanKey(k, kstart, kend)
-		} else {
+		switch {
+		case hit:
+			sm.replay(w.sc, true, rec, kstart)
+		case raw:
+			w.scanKey(k, kstart, kend, h, slot, plain)
+		default:
 			w.sc.word(k, kstart, kend, mWord, nkNone)
 			markWhole(out, nk, kstart, kend)
 		}
@@ -498,27 +568,20 @@ func (w *jsonWalker) object(parent int32) {
 	}
 }
 
-// scanKey scans an object key written without escapes, at [kstart,kend).
-func (w *jsonWalker) scanKey(k string, kstart, kend int) {
+// scanKey scans an object key written without escapes, at [kstart,kend),
+// that the key memo (if any) does not have: h and slot are what its lookup
+// returned, plain is plainKey(k).
+func (w *jsonWalker) scanKey(k string, kstart, kend int, h uint64, slot int, plain bool) {
 	sc := w.sc
 	sm := w.memo
-	var h uint64
-	slot := -1
-	if sm != nil {
-		sm.sync(sc)
-		var rec memoRec
-		var ok bool
-		if rec, h, slot, ok = sm.keys.lookup(k); ok {
-			sm.replay(sc, true, rec, kstart)
-			return
-		}
-	}
 	nk, pend := len(sc.out.ms), len(sc.pendingMD)
 	sc.scan(k, kstart)
 	markWhole(sc.out, nk, kstart, kend)
 	if sm != nil && len(sc.pendingMD) == pend {
 		// The key is kept across trajectories: copy it out of this one's text.
-		sm.keys.remember(sm.keyText.cutString(k), h, slot, sm.record(sc, true, nk, kstart))
+		rec := sm.record(sc, true, nk, kstart)
+		rec.plain = plain
+		sm.keys.remember(sm.keyText.cutString(k), h, slot, rec)
 	}
 }
 

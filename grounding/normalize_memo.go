@@ -15,9 +15,11 @@ package grounding
 // normalization, flags, number, key, span relative to the text); the JSON
 // context (object, path, key flag) comes from the leaf being replayed.
 //
-// Object keys are remembered across the trajectories a checker checks: they
-// are the vocabulary of the tools' outputs, which a pool repeats in every
-// trajectory. Values are remembered for one trajectory only.
+// Object keys and values are remembered across the trajectories a checker
+// checks: keys are the vocabulary of the tools' outputs, which a pool
+// repeats in every trajectory, and many values recur too (cabins, statuses,
+// airports, dates). Both regions start over when they grow past a bound, as
+// ids, which never recur, accumulate.
 //
 // Templates also learn the index entry of their key the first time a
 // mention of theirs is indexed in a trajectory, so replayed mentions skip
@@ -26,15 +28,17 @@ package grounding
 // region's templates are therefore dropped only between trajectories, when
 // no mention is waiting to be indexed.
 type scanMemo struct {
-	keys memoRegion // object keys, kept across trajectories
-	vals memoRegion // string values, per trajectory
+	keys memoRegion // object keys
+	vals memoRegion // string values
 	// gen counts trajectories: a template's entry holds while its entGen
 	// is the current one.
-	gen     uint32
-	keyText strSlab // copies of the remembered keys (they outlive their trajectory)
-	refYear int
-	refDate [3]int
-	smallAt float64
+	gen      uint32
+	keyText  strSlab // copies of the remembered keys (they outlive their trajectory)
+	valText  strSlab // and of the remembered values
+	valBytes int     // bytes of the values in valText
+	refYear  int
+	refDate  [3]int
+	smallAt  float64
 }
 
 // memoRegion is one set of remembered texts and their templates.
@@ -46,19 +50,33 @@ type memoRegion struct {
 	arena []byte
 }
 
-// tplEnt is the entry a template's key was indexed to in trajectory gen.
+// tplEnt is the entry a template's key was indexed to in trajectory gen,
+// and the key's hash (hashKey), made once for every mention replayed from
+// the template.
 type tplEnt struct {
 	ent int32
 	gen uint32
+	h   uint64
 }
 
-// memoRec locates the templates of one text in memoRegion.ms.
-type memoRec struct{ m0, m1 int32 }
+// memoRec locates the templates of one text in memoRegion.ms. plain, for
+// an object key, is plainKey of the key (it renders bare in a path).
+type memoRec struct {
+	m0, m1 int32
+	plain  bool
+}
 
 // maxKeyTemplates bounds the key region; past it the region starts over at
 // the next trajectory (keys that are really ids, map keys such as
 // "credit_card_7815826", would otherwise accumulate).
 const maxKeyTemplates = 1 << 14
+
+// maxValTemplates and maxValBytes bound the value region likewise, by
+// templates and by the bytes of the values kept.
+const (
+	maxValTemplates = 1 << 14
+	maxValBytes     = 1 << 20
+)
 
 func (r *memoRegion) forgetTexts() {
 	r.table.reset()
@@ -75,7 +93,11 @@ func (r *memoRegion) reset() {
 // newTrajectory prepares the memo for the next trajectory.
 func (sm *scanMemo) newTrajectory() {
 	sm.gen++
-	sm.vals.reset()
+	if len(sm.vals.ms) > maxValTemplates || sm.valBytes > maxValBytes {
+		sm.vals.reset()
+		sm.valText.reset()
+		sm.valBytes = 0
+	}
 	if len(sm.keys.ms) > maxKeyTemplates {
 		sm.keys.reset()
 		sm.keyText.reset()
@@ -123,11 +145,21 @@ func tplRef(keys bool, i int) int32 {
 // learn records the entry the mention of template tpl (mention.tpl, not
 // -1) was indexed to.
 func (sm *scanMemo) learn(tpl, ent int32) {
+	var te *tplEnt
 	if tpl <= -2 {
-		sm.keys.ents[-2-tpl] = tplEnt{ent, sm.gen}
+		te = &sm.keys.ents[-2-tpl]
 	} else {
-		sm.vals.ents[tpl] = tplEnt{ent, sm.gen}
+		te = &sm.vals.ents[tpl]
 	}
+	te.ent, te.gen = ent, sm.gen
+}
+
+// keyHash returns hashKey of the key of template tpl (mention.tpl, not -1).
+func (sm *scanMemo) keyHash(tpl int32) uint64 {
+	if tpl <= -2 {
+		return sm.keys.ents[-2-tpl].h
+	}
+	return sm.vals.ents[tpl].h
 }
 
 // learned returns the entry template tpl (mention.tpl, not -1) learned in
@@ -148,11 +180,14 @@ func (sm *scanMemo) learned(tpl int32) int32 {
 // replay appends the mentions of rec, for text starting at base, to the
 // scanner's buffer with the scanner's current context.
 func (sm *scanMemo) replay(sc *textScanner, keys bool, rec memoRec, base int) {
-	r := &sm.vals
+	r, kIn := &sm.vals, kInMemoVals
 	if keys {
-		r = &sm.keys
+		r, kIn = &sm.keys, kInMemoKeys
 	}
 	out := sc.out
+	if out.memo != sm {
+		out.memo = sm
+	}
 	for i := rec.m0; i < rec.m1; i++ {
 		t := &r.ms[i]
 		m := sc.ctx
@@ -164,9 +199,8 @@ func (sm *scanMemo) replay(sc *textScanner, keys bool, rec memoRec, base int) {
 			m.ent = te.ent
 		}
 		m.tpl = tplRef(keys, int(i))
-		m.k0 = int32(len(out.arena))
-		out.arena = append(out.arena, r.arena[t.k0:t.k1]...)
-		m.k1 = int32(len(out.arena))
+		// The key stays in the region's arena (see kArena).
+		m.kIn, m.k0, m.k1 = kIn, t.k0, t.k1
 		out.ms = append(out.ms, m)
 	}
 }
@@ -185,11 +219,11 @@ func (sm *scanMemo) record(sc *textScanner, keys bool, n0, base int) memoRec {
 		t := mention{kind: m.kind, norm: m.norm, small: m.small, isInt: m.isInt, wholeLeaf: m.wholeLeaf,
 			start: m.start - int32(base), end: m.end - int32(base), num: m.num}
 		t.k0 = int32(len(r.arena))
-		r.arena = append(r.arena, out.arena[m.k0:m.k1]...)
+		r.arena = append(r.arena, out.key(m)...)
 		t.k1 = int32(len(r.arena))
 		m.tpl = tplRef(keys, len(r.ms))
 		r.ms = append(r.ms, t)
-		r.ents = append(r.ents, tplEnt{ent: -1})
+		r.ents = append(r.ents, tplEnt{ent: -1, h: hashKey(r.arena[t.k0:t.k1])})
 	}
 	rec.m1 = int32(len(r.ms))
 	return rec

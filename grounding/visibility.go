@@ -179,6 +179,15 @@ func (c *checker) find(k string) (int32, bool) {
 	return -1, false
 }
 
+// bytesView is b as a string without a copy, for lookups that read the
+// key and keep nothing of it; b must not change while the string is used.
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
 // findBytes is find for a key in a scratch buffer, which it does not keep
 // (an entry it makes copies the key).
 func (c *checker) findBytes(k []byte) (int32, bool) {
@@ -203,7 +212,9 @@ func (c *checker) ensureEntryIn(key []byte, buf *mentionBuf, k0, k1 int32) int32
 
 // ensureEntryHashed is ensureEntry for a key hashed to h (hashKey).
 func (c *checker) ensureEntryHashed(key []byte, h uint64) int32 {
-	id, slot, ok := c.keys.find(h, string(key))
+	// The lookup reads the key where it is (find keeps nothing); only a new
+	// entry copies it, into the slab.
+	id, slot, ok := c.keys.find(h, bytesView(key))
 	if ok {
 		return id
 	}
@@ -345,8 +356,7 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 	lastWord, lastStart, lastEnd := int32(-1), int32(0), int32(0)
 	for i := range buf.ms {
 		m := &buf.ms[i]
-		key := buf.key(m)
-		if len(key) <= 2 {
+		if m.k1-m.k0 <= 2 { // len(buf.key(m))
 			m.ent = -1
 			continue
 		}
@@ -358,7 +368,12 @@ func (c *checker) indexMentions(buf *mentionBuf, msg int, s src, echoKeys []stri
 		}
 		if id < 0 {
 			n := int32(len(c.ents))
-			id = c.ensureEntryIn(key, buf, m.k0, m.k1)
+			if m.tpl != -1 {
+				// the template hashed its key when it was recorded
+				id = c.ensureEntryHashed(buf.key(m), c.memo.keyHash(m.tpl))
+			} else {
+				id = c.ensureEntryIn(buf.key(m), buf, m.k0, m.k1)
+			}
 			if id >= n && echoKeys != nil && slices.Contains(echoKeys, c.ents[id].key) {
 				c.ents[id].echoAt = echoMark
 			}
@@ -500,8 +515,13 @@ func (s *strSlab) reset() { *s = strSlab{} }
 // Result: TestCheckGolden re-reads every result after thousands of later
 // checks to prove it.
 type scratchSlab struct {
-	chunks [][]byte
-	cur    int // chunk being filled
+	chunks [][]byte // each at its full length
+	cur    int      // chunk being filled
+	// buf is chunks[cur] and n the bytes of it in use: cutting a string
+	// writes only the integer n, no slice header (a pointer store, with its
+	// write barrier check, on a path every new entry key takes).
+	buf []byte
+	n   int
 }
 
 const scratchChunk = 16 << 10
@@ -510,21 +530,30 @@ func (s *scratchSlab) cut(p []byte) string {
 	if len(p) == 0 {
 		return ""
 	}
-	if len(s.chunks) == 0 {
-		s.chunks = append(s.chunks, make([]byte, 0, scratchChunk))
+	if len(s.buf)-s.n < len(p) {
+		s.nextChunk(len(p))
 	}
-	b := s.chunks[s.cur]
-	for cap(b)-len(b) < len(p) {
+	copy(s.buf[s.n:], p)
+	out := unsafe.String(&s.buf[s.n], len(p))
+	s.n += len(p)
+	return out
+}
+
+// nextChunk moves on to the next chunk with room for n bytes, making
+// one when there is none.
+func (s *scratchSlab) nextChunk(n int) {
+	if s.buf != nil {
 		s.cur++
-		if s.cur == len(s.chunks) {
-			s.chunks = append(s.chunks, make([]byte, 0, max(scratchChunk, len(p))))
-		}
-		b = s.chunks[s.cur][:0]
 	}
-	off := len(b)
-	b = append(b, p...)
-	s.chunks[s.cur] = b
-	return unsafe.String(&b[off], len(p))
+	for ; s.cur < len(s.chunks); s.cur++ {
+		if len(s.chunks[s.cur]) >= n {
+			s.buf, s.n = s.chunks[s.cur], 0
+			return
+		}
+	}
+	s.chunks = append(s.chunks, make([]byte, max(scratchChunk, n)))
+	s.cur = len(s.chunks) - 1
+	s.buf, s.n = s.chunks[s.cur], 0
 }
 
 // cutString is cut for a string.
@@ -588,10 +617,10 @@ func (ac *argChunk) take(n int) []ArgEvidence {
 
 // rewind makes every chunk free again: the strings cut so far must be dead.
 func (s *scratchSlab) rewind() {
-	for i := range s.chunks[:min(s.cur+1, len(s.chunks))] {
-		s.chunks[i] = s.chunks[i][:0]
+	s.cur, s.buf, s.n = 0, nil, 0
+	if len(s.chunks) > 0 {
+		s.buf = s.chunks[0]
 	}
-	s.cur = 0
 }
 
 // kindCandidates registers the candidates of every kind that the JSON
