@@ -422,6 +422,8 @@ type checker struct {
 	// recIdx and said make the policy rules linear (check_policy.go).
 	recIdx []recordIndex
 	said   []saidMemo
+	// gates are the replies' phrase gates, by message (check_gate.go).
+	gates []replyGate
 	// itemOpts remembers, per item id, the options the latest visible
 	// result before upTo detailed (checkItemOptions).
 	itemOpts map[string]itemOptsMemo

@@ -797,6 +797,9 @@ func (c *checker) foundWithoutRead(d *DecisionResult, text string, msg int) int 
 	if !strings.Contains(text, "your ") && !strings.Contains(text, "Your ") {
 		return sevOK
 	}
+	if !c.mayHold(text, msg, gateFound) {
+		return sevOK
+	}
 	low := c.lowerContent(msg)
 	k := -1
 	for _, p := range foundClaims {

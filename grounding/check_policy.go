@@ -317,6 +317,7 @@ func (c *checker) resetRecords() {
 	}
 	c.said = c.said[:0]
 	clear(c.itemOpts)
+	c.gates = c.gates[:0]
 }
 
 // fieldValues calls f with each string value the JSON text s gives a key
@@ -531,7 +532,7 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	sev := sevOK
 	for i := range c.rt.conditions {
 		r := &c.rt.conditions[i]
-		if r.claimSet == nil || !r.claimSet.contains(low) {
+		if r.claimSet == nil || !c.mayHold(text, msg, r.gate) || !r.claimSet.contains(low) {
 			continue
 		}
 		ids := c.recordIDs(r.arg, msg)
@@ -710,6 +711,9 @@ var lastFourLeads = []string{"ending in", "ending with", "last four", "last 4"}
 // used: the sentence is ambiguous.
 func (c *checker) lastFourClaims(d *DecisionResult, text, low string, msg int) int {
 	sev := sevOK
+	if !c.mayHold(text, msg, gateLastFour) {
+		return sevOK
+	}
 	last := -1 // where the digits of the last finding start
 	for _, lead := range lastFourLeads {
 		for off := 0; ; {
@@ -932,10 +936,16 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 	// skipped without reading sentences.
 	var held uint64
 	if c.rt.claimPhrases != nil {
-		c.rt.claimPhrases.each(low, func(_ int, p string) bool {
-			held |= c.rt.claimBits[p]
-			return true
-		})
+		if text == c.t.Messages[msg].Content {
+			// The gate searched the reply lowered (and ASCII-folded, which
+			// can only add lists): what it holds is at least held.
+			held = c.gate(msg).held
+		} else {
+			c.rt.claimPhrases.each(low, func(_ int, p string) bool {
+				held |= c.rt.claimBits[p]
+				return true
+			})
+		}
 		if held == 0 {
 			return sev
 		}

@@ -742,6 +742,9 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	// Only a kind with at least two candidates before msg, some read and
 	// some not, can be flagged: the text is searched for counts only when
 	// one is.
+	if !c.mayHold(text, msg, gateCounts) {
+		return sevOK // no count lead: countedStems would find nothing
+	}
 	flaggable := false
 	for _, kr := range c.rt.kindList {
 		if kr.spec.Choice {

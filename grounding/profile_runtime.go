@@ -77,6 +77,8 @@ type profileRuntime struct {
 	original      []originalRuntime
 	upcoming      []upcomingRuntime
 	itemOptions   *ItemOptionsRule
+	// gate finds the phrases of the reply checks in one pass (check_gate.go).
+	gate replyGateRuntime
 }
 
 type conditionRuntime struct {
@@ -92,6 +94,7 @@ type conditionRuntime struct {
 	// claimSet finds any of them in one pass.
 	allowedClaims, deniedClaims []string
 	claimSet                    *phraseSet
+	gate                        uint64 // the claims' bit in the reply gate
 }
 
 type policyClaimRuntime struct {
@@ -162,6 +165,7 @@ type confirmRuntime struct {
 	decision bool
 	priced   map[string]bool
 	unpriced []string // lower-case
+	gate     uint64   // unpriced's bit in the reply gate
 }
 
 // toolSchema is one tool's parameters schema, compiled.
@@ -461,6 +465,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		rt.claimPhrases = newPhraseSet(phrases)
 	}
 	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
+	rt.gate = newReplyGateRuntime(rt)
 	return rt, nil
 }
 
