@@ -21,9 +21,10 @@ const (
 )
 
 // replyGateRuntime is the profile's side of the gate: every phrase of every
-// gated list, in one set, and per phrase the lists that hold it.
+// gated list, and per phrase the lists that hold it, searched for together
+// by one automaton (phraseDFA).
 type replyGateRuntime struct {
-	set  *phraseSet // nil when there is no phrase
+	dfa  *phraseDFA // nil when there is no phrase
 	bits map[string]gateBits
 	// heldAlways are the policy claim lists that hold "": such a list is
 	// found in every text (see policyClaims).
@@ -63,10 +64,10 @@ func (g *replyGateRuntime) phrase(p string, b gateBits) {
 	g.bits[p] = gateBits{has: old.has | b.has, held: old.held | b.held}
 }
 
-// build makes the phrase set once every list is added.
+// build makes the automaton once every list is added.
 func (g *replyGateRuntime) build() {
 	if len(g.list) > 0 {
-		g.set = newPhraseSet(g.list)
+		g.dfa = newPhraseDFA(g.list, g.bits)
 	}
 }
 
@@ -106,8 +107,8 @@ func newReplyGateRuntime(rt *profileRuntime) replyGateRuntime {
 			}
 			g.phrase(p, gateBits{held: held})
 		}
-		// The set's order does not matter (each finds every occurrence),
-		// but the same profile always builds the same set.
+		// The automaton does not depend on the order of its phrases, but
+		// the same profile always builds the same one.
 		slices.Sort(g.list)
 	}
 	g.build()
@@ -136,22 +137,18 @@ func (c *checker) gate(msg int) *replyGate {
 	g.done = true
 	gr := &c.rt.gate
 	g.held = gr.heldAlways
-	if gr.set == nil {
+	if gr.dfa == nil {
 		return g
 	}
-	add := func(_ int, p string) bool {
-		b := gr.bits[p]
-		g.has |= b.has
-		g.held |= b.held
-		return true
-	}
 	lt := c.lowOf(msg)
-	gr.set.each(lt.low, add)
+	b := gr.dfa.scan(lt.low)
 	if !lt.ascii {
 		if f := lt.foldOf(c.t.Messages[msg].Content); f != lt.low {
-			gr.set.each(f, add)
+			b2 := gr.dfa.scan(f)
+			b.has, b.held = b.has|b2.has, b.held|b2.held
 		}
 	}
+	g.has, g.held = b.has, g.held|b.held
 	return g
 }
 
@@ -163,4 +160,111 @@ func (c *checker) mayHold(text string, msg int, mask uint64) bool {
 		return true
 	}
 	return c.gate(msg).has&mask != 0
+}
+
+// phraseDFA is an Aho-Corasick automaton over bytes: it reads a text once,
+// one table step per byte, and reports the union of the gateBits of every
+// phrase that occurs in it (overlapping occurrences included). A gate
+// holds hundreds of phrases (the airline profile's policy claims and the
+// found claims: 600), and a search anchored on each phrase's rarest byte
+// pair stopped at most byte pairs of a reply.
+type phraseDFA struct {
+	class  [256]uint8 // byte → its class; 0 for the bytes no phrase has
+	nclass int
+	// next is the transition table: next[s+class] for the state s (a
+	// multiple of nclass) is the next state, shifted left by one, with bit
+	// 0 set when some phrase ends there.
+	next []uint32
+	out  map[uint32]gateBits // state → the lists of the phrases that end there
+}
+
+func newPhraseDFA(phrases []string, bits map[string]gateBits) *phraseDFA {
+	d := &phraseDFA{nclass: 1}
+	for _, p := range phrases {
+		for i := 0; i < len(p); i++ {
+			if d.class[p[i]] == 0 {
+				d.class[p[i]] = uint8(d.nclass)
+				d.nclass++
+			}
+		}
+	}
+	// The trie: child[s*nclass+c] is the state after s on class c, or 0
+	// (the root has no parent, so 0 is never a child).
+	nc := d.nclass
+	child := make([]int32, nc)
+	ends := []gateBits{{}}
+	for _, p := range phrases {
+		s := int32(0)
+		for i := 0; i < len(p); i++ {
+			k := int(s)*nc + int(d.class[p[i]])
+			if child[k] == 0 {
+				child[k] = int32(len(ends))
+				child = append(child, make([]int32, nc)...)
+				ends = append(ends, gateBits{})
+			}
+			s = child[k]
+		}
+		b := bits[p]
+		ends[s].has |= b.has
+		ends[s].held |= b.held
+	}
+	// Breadth first, each state's failure (its longest proper suffix that
+	// is a trie state) is known before its children's: the transitions a
+	// trie state lacks are its failure's, and its outputs include its
+	// failure's.
+	n := len(ends)
+	fail := make([]int32, n)
+	delta := make([]int32, n*nc)
+	queue := make([]int32, 0, n)
+	for c := 0; c < nc; c++ {
+		if t := child[c]; t != 0 {
+			delta[c] = t
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		f := fail[s]
+		ends[s].has |= ends[f].has
+		ends[s].held |= ends[f].held
+		for c := 0; c < nc; c++ {
+			k := int(s)*nc + c
+			if t := child[k]; t != 0 {
+				fail[t] = delta[int(f)*nc+c]
+				delta[k] = t
+				queue = append(queue, t)
+			} else {
+				delta[k] = delta[int(f)*nc+c]
+			}
+		}
+	}
+	d.next = make([]uint32, n*nc)
+	d.out = map[uint32]gateBits{}
+	for k, t := range delta {
+		v := uint32(int(t)*nc) << 1
+		if ends[t] != (gateBits{}) {
+			v |= 1
+			d.out[uint32(int(t)*nc)] = ends[t]
+		}
+		d.next[k] = v
+	}
+	return d
+}
+
+// scan returns the lists of the phrases that occur in s.
+func (d *phraseDFA) scan(s string) gateBits {
+	var b gateBits
+	next, class := d.next, &d.class
+	st := uint32(0)
+	for i := 0; i < len(s); i++ {
+		v := next[st+uint32(class[s[i]])]
+		st = v >> 1
+		if v&1 != 0 {
+			o := d.out[st]
+			b.has |= o.has
+			b.held |= o.held
+		}
+	}
+	return b
 }
