@@ -427,6 +427,9 @@ type checker struct {
 	// itemOpts remembers, per item id, the options the latest visible
 	// result before upTo detailed (checkItemOptions).
 	itemOpts map[string]itemOptsMemo
+	// itemIdx holds, per tool result itemOptionsOf decoded, the options of
+	// every item it details (check_options.go).
+	itemIdx map[int]map[string]map[string]string
 
 	res Result
 }

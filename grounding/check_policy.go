@@ -317,6 +317,7 @@ func (c *checker) resetRecords() {
 	}
 	c.said = c.said[:0]
 	clear(c.itemOpts)
+	clear(c.itemIdx)
 	c.gates = c.gates[:0]
 }
 
