@@ -32,3 +32,26 @@ func TestReplyGateDFA(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstFoundClaim checks the anchored search for found claims against
+// a search for each claim.
+func TestFirstFoundClaim(t *testing.T) {
+	texts := []string{"", " your ", "i found your order", "so i've located your account. i found your order",
+		"i have identified your your booking and i pulled up your details", "i've i have found your information"}
+	for _, tr := range benchPool(10) {
+		for _, m := range tr.Messages {
+			texts = append(texts, strings.ToLower(m.Content))
+		}
+	}
+	for _, x := range texts {
+		want := -1
+		for _, p := range foundClaims {
+			if j := strings.Index(x, p); j >= 0 && (want < 0 || j < want) {
+				want = j
+			}
+		}
+		if got := firstFoundClaim(x); got != want {
+			t.Fatalf("%q: got %d, want %d", x, got, want)
+		}
+	}
+}
