@@ -424,6 +424,8 @@ type checker struct {
 	said   []saidMemo
 	// gates are the replies' phrase gates, by message (check_gate.go).
 	gates []replyGate
+	// claimOccs is conditionClaims' scratch: where a text has claims.
+	claimOccs []claimOcc
 	// itemOpts remembers, per item id, the options the latest visible
 	// result before upTo detailed (checkItemOptions).
 	itemOpts map[string]itemOptsMemo

@@ -533,7 +533,19 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	sev := sevOK
 	for i := range c.rt.conditions {
 		r := &c.rt.conditions[i]
-		if r.claimSet == nil || !c.mayHold(text, msg, r.gate) || !r.claimSet.contains(low) {
+		if r.claimSet == nil || !c.mayHold(text, msg, r.gate) {
+			continue
+		}
+		// Every claim in the text, in one pass: a sentence holds a claim
+		// when one lies within it, so the sentences are not each searched
+		// for every phrase.
+		occs := c.claimOccs[:0]
+		r.claimSet.each(low, func(k int, p string) bool {
+			occs = append(occs, claimOcc{start: k, end: k + len(p), kind: r.claimKind[p]})
+			return true
+		})
+		c.claimOccs = occs
+		if len(occs) == 0 {
 			continue
 		}
 		ids := c.recordIDs(r.arg, msg)
@@ -553,8 +565,14 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 		}
 		for s0, end := range sentences(low) {
 			sent := low[s0:end]
-			denied := containsAny(sent, r.deniedClaims)
-			if !denied && !containsAny(sent, r.allowedClaims) {
+			var kinds uint8
+			for _, o := range occs {
+				if o.start >= s0 && o.end <= end {
+					kinds |= o.kind
+				}
+			}
+			denied := kinds&claimDenied != 0
+			if kinds == 0 {
 				if v := lastNamed(text[s0:end], ids); v != "" {
 					before = v
 				}
@@ -607,6 +625,18 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	}
 	return sev
 }
+
+// claimOcc is where a text holds a claims phrase of a condition, and
+// whether the phrase denies or allows.
+type claimOcc struct {
+	start, end int
+	kind       uint8
+}
+
+const (
+	claimDenied uint8 = 1 << iota
+	claimAllowed
+)
 
 // describedRecord is the one record of ids (its latest visible version
 // before msg) some of whose values at r.describe text names, "" when none

@@ -94,7 +94,8 @@ type conditionRuntime struct {
 	// claimSet finds any of them in one pass.
 	allowedClaims, deniedClaims []string
 	claimSet                    *phraseSet
-	gate                        uint64 // the claims' bit in the reply gate
+	claimKind                   map[string]uint8 // phrase → claimDenied | claimAllowed
+	gate                        uint64           // the claims' bit in the reply gate
 }
 
 type policyClaimRuntime struct {
@@ -363,6 +364,13 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		if r.Claims != nil {
 			cr.allowedClaims, cr.deniedClaims = lowerAll(r.Claims.Allowed), lowerAll(r.Claims.Denied)
 			cr.claimSet = newPhraseSet(append(slices.Clip(cr.allowedClaims), cr.deniedClaims...))
+			cr.claimKind = map[string]uint8{}
+			for _, p := range cr.deniedClaims {
+				cr.claimKind[p] |= claimDenied
+			}
+			for _, p := range cr.allowedClaims {
+				cr.claimKind[p] |= claimAllowed
+			}
 			rt.claimRules = true
 		}
 		rt.conditions = append(rt.conditions, cr)
