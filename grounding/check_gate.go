@@ -18,6 +18,7 @@ const (
 	gateFound    uint64 = 1 << iota // foundClaims
 	gateLastFour                    // lastFourLeads
 	gateCounts                      // countLeads
+	gateDone                        // doneVerbs
 )
 
 // replyGateRuntime is the profile's side of the gate: every phrase of every
@@ -76,7 +77,8 @@ func (g *replyGateRuntime) build() {
 func newReplyGateRuntime(rt *profileRuntime) replyGateRuntime {
 	// The fixed lists take the first bits, in their constants' order.
 	var g replyGateRuntime
-	if g.add(foundClaims) != gateFound || g.add(lastFourLeads) != gateLastFour || g.add(countLeads) != gateCounts {
+	if g.add(foundClaims) != gateFound || g.add(lastFourLeads) != gateLastFour || g.add(countLeads) != gateCounts ||
+		g.add(doneVerbs) != gateDone {
 		panic("reply gate: the fixed lists are out of order")
 	}
 	if rt.confirm != nil {
