@@ -1008,9 +1008,9 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			if pc.statements && question || pc.questions && !question {
 				continue
 			}
-			if containsAny(sent, pc.unless) {
-				continue
-			}
+			// Most sentences of a reply that holds the claim's lists
+			// somewhere lack one: the lists are tested before unless (both
+			// only skip the sentence).
 			all := true
 			for _, g := range pc.all {
 				if !containsAny(sent, g) {
@@ -1018,7 +1018,7 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 					break
 				}
 			}
-			if !all {
+			if !all || containsAny(sent, pc.unless) {
 				continue
 			}
 			if resultSaid < 0 {
