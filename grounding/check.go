@@ -424,9 +424,16 @@ type checker struct {
 	// recIdx and said make the policy rules linear (check_policy.go).
 	recIdx []recordIndex
 	said   []saidMemo
+	// gates are the replies' phrase gates, by message (check_gate.go).
+	gates []replyGate
+	// claimOccs is conditionClaims' scratch: where a text has claims.
+	claimOccs []claimOcc
 	// itemOpts remembers, per item id, the options the latest visible
 	// result before upTo detailed (checkItemOptions).
 	itemOpts map[string]itemOptsMemo
+	// itemIdx holds, per tool result itemOptionsOf decoded, the options of
+	// every item it details (check_options.go).
+	itemIdx map[int]map[string]map[string]any
 
 	res Result
 }

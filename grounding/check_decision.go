@@ -805,6 +805,50 @@ var foundClaims = func() []string {
 	return out
 }()
 
+// foundAnchor is what every found claim holds but few replies do. A claim
+// is looked for only where the anchor is, at the anchor's offset in the
+// claim (foundAt): one search of the reply instead of one per claim.
+const foundAnchor = " your "
+
+// foundAt lists, per claim, the anchor's offset in it.
+var foundAt = func() []int {
+	at := make([]int, len(foundClaims))
+	for i, p := range foundClaims {
+		if at[i] = strings.Index(p, foundAnchor); at[i] < 0 {
+			panic("found claim without the anchor: " + p)
+		}
+	}
+	return at
+}()
+
+// firstFoundClaim is the offset in low of the first found claim, -1 when
+// none: the least offset of any claim's first occurrence.
+func firstFoundClaim(low string) int {
+	k := -1
+	// The claims are at most maxFoundLead bytes long before their anchor,
+	// so an anchor past k+maxFoundLead can only give later claims.
+	for off := 0; ; {
+		y := strings.Index(low[off:], foundAnchor)
+		if y < 0 {
+			break
+		}
+		y += off
+		if k >= 0 && y-maxFoundLead > k {
+			break
+		}
+		for i, p := range foundClaims {
+			if j := y - foundAt[i]; j >= 0 && (k < 0 || j < k) && strings.HasPrefix(low[j:], p) {
+				k = j
+			}
+		}
+		off = y + 1
+	}
+	return k
+}
+
+// maxFoundLead is the longest a found claim is before its anchor.
+var maxFoundLead = slices.Max(foundAt)
+
 // foundConditions make a found claim a plan: "once I have located your
 // account".
 var foundConditions = []string{"once ", "after ", "when ", "if ", "until ", "as soon as", "before "}
@@ -817,13 +861,11 @@ func (c *checker) foundWithoutRead(d *DecisionResult, text string, msg int) int 
 	if !strings.Contains(text, "your ") && !strings.Contains(text, "Your ") {
 		return sevOK
 	}
-	low := c.lowerContent(msg)
-	k := -1
-	for _, p := range foundClaims {
-		if j := strings.Index(low, p); j >= 0 && (k < 0 || j < k) {
-			k = j
-		}
+	if !c.mayHold(text, msg, gateFound) {
+		return sevOK
 	}
+	low := c.lowerContent(msg)
+	k := firstFoundClaim(low)
 	if k < 0 {
 		return sevOK
 	}

@@ -148,12 +148,14 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) || !strings.Contains(m.Content, key) {
 			continue
 		}
-		var v any
-		if json.Unmarshal([]byte(m.Content), &v) != nil {
-			continue
-		}
-		if o, ok := findOptions(v, r, id); ok {
-			memo.opts, memo.m = o, i
+		if o, ok := c.itemsOf(r, i)[id]; ok {
+			opts := make(map[string]string, len(o))
+			for k, x := range o {
+				if s, ok := x.(string); ok {
+					opts[k] = s
+				}
+			}
+			memo.opts, memo.m = opts, i
 			break
 		}
 	}
@@ -162,35 +164,49 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 	return memo.opts, memo.m
 }
 
-// findOptions looks for the object whose r.ID is id in a decoded JSON
-// value and reads its r.Options (string values only).
-func findOptions(v any, r *ItemOptionsRule, id string) (map[string]string, bool) {
+// itemsOf is the options object of every item tool result i details (an
+// object with a string r.ID and an r.Options object), by id: decoded once,
+// for every id a reply names (a product listing details dozens of items,
+// and decoding it per id was most of checking a retail log).
+func (c *checker) itemsOf(r *ItemOptionsRule, i int) map[string]map[string]any {
+	if items, ok := c.itemIdx[i]; ok {
+		return items
+	}
+	var items map[string]map[string]any
+	var v any
+	if json.Unmarshal([]byte(c.t.Messages[i].Content), &v) == nil {
+		items = map[string]map[string]any{}
+		findOptions(v, r, items)
+	}
+	if c.itemIdx == nil {
+		c.itemIdx = map[int]map[string]map[string]any{}
+	}
+	c.itemIdx[i] = items
+	return items
+}
+
+// findOptions adds to items the options object of the objects in a
+// decoded JSON value whose r.ID is a string and whose r.Options is an
+// object. For an id held by several, the first one a depth-first walk
+// meets counts, as when the walk looked for one id.
+func findOptions(v any, r *ItemOptionsRule, items map[string]map[string]any) {
 	switch v := v.(type) {
 	case map[string]any:
-		if v[r.ID] == id {
+		if id, ok := v[r.ID].(string); ok {
 			if o, ok := v[r.Options].(map[string]any); ok {
-				out := make(map[string]string, len(o))
-				for k, x := range o {
-					if s, ok := x.(string); ok {
-						out[k] = s
-					}
+				if _, seen := items[id]; !seen {
+					items[id] = o
 				}
-				return out, true
 			}
 		}
 		for _, x := range v {
-			if o, ok := findOptions(x, r, id); ok {
-				return o, true
-			}
+			findOptions(x, r, items)
 		}
 	case []any:
 		for _, x := range v {
-			if o, ok := findOptions(x, r, id); ok {
-				return o, true
-			}
+			findOptions(x, r, items)
 		}
 	}
-	return nil, false
 }
 
 // listItem reports whether a line is an item of a list ("- ", "* ", "1. ").

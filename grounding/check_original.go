@@ -11,6 +11,7 @@ import (
 type originalRuntime struct {
 	OriginalPaymentRule
 	phrases []string
+	gate    uint64 // their bit in the reply gate
 }
 
 // originalWindow is how far after the phrase ("the original payment
@@ -34,7 +35,7 @@ func (c *checker) checkOriginalPayment(d *DecisionResult, text string, msg int) 
 	sev := sevOK
 	for i := range c.rt.original {
 		r := &c.rt.original[i]
-		if !containsAny(low, r.phrases) {
+		if !c.mayHold(text, msg, r.gate) || !containsAny(low, r.phrases) {
 			continue
 		}
 		x := c.recordsBefore(r.Field, msg)

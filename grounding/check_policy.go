@@ -317,6 +317,8 @@ func (c *checker) resetRecords() {
 	}
 	c.said = c.said[:0]
 	clear(c.itemOpts)
+	clear(c.itemIdx)
+	c.gates = c.gates[:0]
 }
 
 // fieldValues calls f with each string value the JSON text s gives a key
@@ -531,7 +533,19 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	sev := sevOK
 	for i := range c.rt.conditions {
 		r := &c.rt.conditions[i]
-		if r.claimSet == nil || !r.claimSet.contains(low) {
+		if r.claimSet == nil || !c.mayHold(text, msg, r.gate) {
+			continue
+		}
+		// Every claim in the text, in one pass: a sentence holds a claim
+		// when one lies within it, so the sentences are not each searched
+		// for every phrase.
+		occs := c.claimOccs[:0]
+		r.claimSet.each(low, func(k int, p string) bool {
+			occs = append(occs, claimOcc{start: k, end: k + len(p), kind: r.claimKind[p]})
+			return true
+		})
+		c.claimOccs = occs
+		if len(occs) == 0 {
 			continue
 		}
 		ids := c.recordIDs(r.arg, msg)
@@ -551,8 +565,14 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 		}
 		for s0, end := range sentences(low) {
 			sent := low[s0:end]
-			denied := containsAny(sent, r.deniedClaims)
-			if !denied && !containsAny(sent, r.allowedClaims) {
+			var kinds uint8
+			for _, o := range occs {
+				if o.start >= s0 && o.end <= end {
+					kinds |= o.kind
+				}
+			}
+			denied := kinds&claimDenied != 0
+			if kinds == 0 {
 				if v := lastNamed(text[s0:end], ids); v != "" {
 					before = v
 				}
@@ -605,6 +625,18 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 	}
 	return sev
 }
+
+// claimOcc is where a text holds a claims phrase of a condition, and
+// whether the phrase denies or allows.
+type claimOcc struct {
+	start, end int
+	kind       uint8
+}
+
+const (
+	claimDenied uint8 = 1 << iota
+	claimAllowed
+)
 
 // describedRecord is the one record of ids (its latest visible version
 // before msg) some of whose values at r.describe text names, "" when none
@@ -710,6 +742,9 @@ var lastFourLeads = []string{"ending in", "ending with", "last four", "last 4"}
 // used: the sentence is ambiguous.
 func (c *checker) lastFourClaims(d *DecisionResult, text, low string, msg int) int {
 	sev := sevOK
+	if !c.mayHold(text, msg, gateLastFour) {
+		return sevOK
+	}
 	last := -1 // where the digits of the last finding start
 	for _, lead := range lastFourLeads {
 		for off := 0; ; {
@@ -932,10 +967,16 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 	// skipped without reading sentences.
 	var held uint64
 	if c.rt.claimPhrases != nil {
-		c.rt.claimPhrases.each(low, func(_ int, p string) bool {
-			held |= c.rt.claimBits[p]
-			return true
-		})
+		if text == c.t.Messages[msg].Content {
+			// The gate searched the reply lowered (and ASCII-folded, which
+			// can only add lists): what it holds is at least held.
+			held = c.gate(msg).held
+		} else {
+			c.rt.claimPhrases.each(low, func(_ int, p string) bool {
+				held |= c.rt.claimBits[p]
+				return true
+			})
+		}
 		if held == 0 {
 			return sev
 		}
@@ -967,9 +1008,9 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			if pc.statements && question || pc.questions && !question {
 				continue
 			}
-			if containsAny(sent, pc.unless) {
-				continue
-			}
+			// Most sentences of a reply that holds the claim's lists
+			// somewhere lack one: the lists are tested before unless (both
+			// only skip the sentence).
 			all := true
 			for _, g := range pc.all {
 				if !containsAny(sent, g) {
@@ -977,7 +1018,7 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 					break
 				}
 			}
-			if !all {
+			if !all || containsAny(sent, pc.unless) {
 				continue
 			}
 			if resultSaid < 0 {

@@ -9,6 +9,7 @@ import (
 type sameDayRuntime struct {
 	SameDayRule
 	claims, none []string // lower-cased
+	gate         uint64   // their bit in the reply gate
 }
 
 // dayRecords are the counted records with a date on one day.
@@ -29,7 +30,7 @@ func (c *checker) checkSameDay(d *DecisionResult, text string, msg int) int {
 	sev := sevOK
 	for i := range c.rt.sameDay {
 		r := &c.rt.sameDay[i]
-		if !containsAny(low, r.claims) && !containsAny(low, r.none) {
+		if !c.mayHold(text, msg, r.gate) || !containsAny(low, r.claims) && !containsAny(low, r.none) {
 			continue
 		}
 		x := c.recordsBefore(r.Field, msg)

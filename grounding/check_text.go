@@ -364,7 +364,8 @@ var (
 // certificate, …).
 func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 	sev := sevOK
-	if !mayReportDone(text) {
+	// A done verb in the text is one in its lowered form: the gate's.
+	if !c.mayHold(text, msg, gateDone) || !mayReportDone(text) {
 		return sev
 	}
 	// An ASCII reply's sentences lowered are slices of the lowered reply.
@@ -745,6 +746,9 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	// Only a kind with at least two candidates before msg, some read and
 	// some not, can be flagged: the text is searched for counts only when
 	// one is.
+	if !c.mayHold(text, msg, gateCounts) {
+		return sevOK // no count lead: countedStems would find nothing
+	}
 	flaggable := false
 	for _, kr := range c.rt.kindList {
 		if kr.spec.Choice {

@@ -11,6 +11,7 @@ import (
 type upcomingRuntime struct {
 	UpcomingTotalRule
 	phrases []string
+	gate    uint64 // their bit in the reply gate
 }
 
 // checkUpcomingTotal checks a total a reply gives for the user's upcoming
@@ -27,7 +28,7 @@ func (c *checker) checkUpcomingTotal(d *DecisionResult, text string, msg int) in
 	sev := sevOK
 	for i := range c.rt.upcoming {
 		r := &c.rt.upcoming[i]
-		if !containsAny(low, r.phrases) {
+		if !c.mayHold(text, msg, r.gate) || !containsAny(low, r.phrases) {
 			continue
 		}
 		now, ok := c.currentTime()

@@ -210,7 +210,7 @@ func (c *checker) statesPrice(ev *confirmEvent, unpriced []string) bool {
 				return true
 			}
 		}
-		if containsAny(c.lowerContent(t), unpriced) {
+		if c.mayHold(text, t, c.rt.confirm.gate) && containsAny(c.lowerContent(t), unpriced) {
 			return true
 		}
 	}

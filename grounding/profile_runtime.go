@@ -78,6 +78,8 @@ type profileRuntime struct {
 	upcoming      []upcomingRuntime
 	itemOptions   *ItemOptionsRule
 	facts         []factRuntime
+	// gate finds the phrases of the reply checks in one pass (check_gate.go).
+	gate replyGateRuntime
 }
 
 type conditionRuntime struct {
@@ -93,6 +95,8 @@ type conditionRuntime struct {
 	// claimSet finds any of them in one pass.
 	allowedClaims, deniedClaims []string
 	claimSet                    *phraseSet
+	claimKind                   map[string]uint8 // phrase → claimDenied | claimAllowed
+	gate                        uint64           // the claims' bit in the reply gate
 }
 
 type policyClaimRuntime struct {
@@ -163,6 +167,7 @@ type confirmRuntime struct {
 	decision bool
 	priced   map[string]bool
 	unpriced []string // lower-case
+	gate     uint64   // unpriced's bit in the reply gate
 }
 
 // toolSchema is one tool's parameters schema, compiled.
@@ -360,6 +365,13 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		if r.Claims != nil {
 			cr.allowedClaims, cr.deniedClaims = lowerAll(r.Claims.Allowed), lowerAll(r.Claims.Denied)
 			cr.claimSet = newPhraseSet(append(slices.Clip(cr.allowedClaims), cr.deniedClaims...))
+			cr.claimKind = map[string]uint8{}
+			for _, p := range cr.deniedClaims {
+				cr.claimKind[p] |= claimDenied
+			}
+			for _, p := range cr.allowedClaims {
+				cr.claimKind[p] |= claimAllowed
+			}
 			rt.claimRules = true
 		}
 		rt.conditions = append(rt.conditions, cr)
@@ -465,6 +477,7 @@ func compileProfile(p *Profile, file string) (*profileRuntime, error) {
 		rt.claimPhrases = newPhraseSet(phrases)
 	}
 	rt.yesSet, rt.pickSet = newPhraseSet(rt.yes), newPhraseSet(rt.pick)
+	rt.gate = newReplyGateRuntime(rt)
 	return rt, nil
 }
 
