@@ -106,9 +106,8 @@ func (c *checker) unpaidMethod(d *DecisionResult, text string, s0, end int, rule
 	if !ok || strings.Contains(hist, strconv.Quote(method)) {
 		return sevOK, false
 	}
-	a := c.unsupportedSpan(s0, text[s0:end], "says the payment was made with "+method+", but the result of the "+write.name+
+	a := c.contradictedSpan(s0, text[s0:end], "says the payment was made with "+method+", but the result of the "+write.name+
 		" (message "+strconv.Itoa(write.obs)+") records no payment by it")
-	a.Status, a.Reason = StatusContradiction, ReasonContradiction
 	a.Where.Found, a.Where.Message = "visible", write.obs
 	c.pointAtHistory(&a, write)
 	d.Args = append(d.Args, a)
@@ -158,9 +157,8 @@ func (c *checker) checkCharge(d *DecisionResult, text string, as, ae int, v floa
 		note = "reported as " + reported + ", but the result of the " + write.name +
 			" (message " + strconv.Itoa(write.obs) + ") records " + formatPayments(paid)
 	}
-	a := c.unsupportedSpan(as, text[as:ae], note)
+	a := c.contradictedSpan(as, text[as:ae], note)
 	a.Role = RoleAmount
-	a.Status, a.Reason = StatusContradiction, ReasonContradiction
 	a.Where.Found, a.Where.Message = "visible", write.obs
 	c.pointAtHistory(&a, write)
 	// The amount was checked as a value already (found in the visible

@@ -879,8 +879,7 @@ func (c *checker) foundWithoutRead(d *DecisionResult, text string, msg int) int 
 			if containsAny(low[s0:k], foundConditions) {
 				return sevOK // "once I have located your account, …"
 			}
-			a := c.unsupportedSpan(s0, text[s0:end], "says the user's records were found, but no tool call has returned anything but an error before this reply")
-			a.Status, a.Reason = StatusContradiction, ReasonContradiction
+			a := c.contradictedSpan(s0, text[s0:end], "says the user's records were found, but no tool call has returned anything but an error before this reply")
 			a.Where.Found = "tools"
 			d.Args = append(d.Args, a)
 			return sevFail

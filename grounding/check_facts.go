@@ -51,9 +51,8 @@ func (c *checker) checkRecordFacts(d *DecisionResult, text string, msg int) int 
 				if !ok || v == r.Value {
 					continue
 				}
-				a := c.unsupportedSpan(s0, text[s0:end], "states \""+phrase+"\" of "+id+", but its record (message "+
+				a := c.contradictedSpan(s0, text[s0:end], "states \""+phrase+"\" of "+id+", but its record (message "+
 					strconv.Itoa(m)+") gives "+r.Key+" \""+v+"\"")
-				a.Status, a.Reason = StatusContradiction, ReasonContradiction
 				c.pointAtRecord(&a, id, m)
 				d.Args = append(d.Args, a)
 				sev = max(sev, sevFail)

@@ -76,10 +76,9 @@ func (c *checker) listedPriceMismatch(d *DecisionResult, ci *callInfo, call *Too
 			continue
 		}
 		if r.Verdict != VerdictFail {
-			a := c.unsupportedSpan(0, "", "states "+strings.Join(stated, ", ")+" as what the "+call.Name+" the user then accepted would cost, but it "+
+			a := c.contradictedSpan(0, "", "states "+strings.Join(stated, ", ")+" as what the "+call.Name+" the user then accepted would cost, but it "+
 				what+formatAmount(last)+" (message "+strconv.Itoa(ci.obs)+")")
 			a.Path, a.Value = "content", c.vals.quote(strings.Join(stated, ", "))
-			a.Status, a.Reason = StatusContradiction, ReasonContradiction
 			a.Where.Found, a.Where.Message = "visible", ci.obs
 			c.pointAtHistory(&a, ci)
 			// The finding replaces the evidence of the amount it is about

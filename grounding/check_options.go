@@ -107,9 +107,8 @@ func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text st
 			if optionFold(said) == optionFold(own) {
 				continue
 			}
-			a := c.unsupportedSpan(l0+s0+p, scope[p:v1], "states "+k+" "+strconv.Quote(said)+" for item "+id+
+			a := c.contradictedSpan(l0+s0+p, scope[p:v1], "states "+k+" "+strconv.Quote(said)+" for item "+id+
 				", but its record (message "+strconv.Itoa(m)+") gives "+k+" "+strconv.Quote(own))
-			a.Status, a.Reason = StatusContradiction, ReasonContradiction
 			content := c.t.Messages[m].Content
 			a.Where.Found, a.Where.Message = "visible", m
 			if q := strings.Index(content, strconv.Quote(own)); q >= 0 {
@@ -190,23 +189,16 @@ func (c *checker) itemsOf(r *ItemOptionsRule, i int) map[string]map[string]any {
 // object. For an id held by several, the first one a depth-first walk
 // meets counts, as when the walk looked for one id.
 func findOptions(v any, r *ItemOptionsRule, items map[string]map[string]any) {
-	switch v := v.(type) {
-	case map[string]any:
-		if id, ok := v[r.ID].(string); ok {
-			if o, ok := v[r.Options].(map[string]any); ok {
+	walkObjects(v, func(o map[string]any) bool {
+		if id, ok := o[r.ID].(string); ok {
+			if opts, ok := o[r.Options].(map[string]any); ok {
 				if _, seen := items[id]; !seen {
-					items[id] = o
+					items[id] = opts
 				}
 			}
 		}
-		for _, x := range v {
-			findOptions(x, r, items)
-		}
-	case []any:
-		for _, x := range v {
-			findOptions(x, r, items)
-		}
-	}
+		return true
+	})
 }
 
 // listItem reports whether a line is an item of a list ("- ", "* ", "1. ").

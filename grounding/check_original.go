@@ -93,9 +93,8 @@ func (c *checker) checkOriginalPayment(d *DecisionResult, text string, msg int) 
 			if !other {
 				continue
 			}
-			a := c.unsupportedSpan(s0, text[s0:end], "calls the card ending in "+digits+" the original payment method, but the record of "+id+
+			a := c.contradictedSpan(s0, text[s0:end], "calls the card ending in "+digits+" the original payment method, but the record of "+id+
 				" (message "+strconv.Itoa(m)+") was paid with "+strings.Join(known, ", "))
-			a.Status, a.Reason = StatusContradiction, ReasonContradiction
 			c.pointAtRecord(&a, id, m)
 			// Highlight the method that paid, in the record's history.
 			content := c.t.Messages[m].Content
@@ -165,24 +164,37 @@ func (c *checker) lastFourOf(id string, msg int) (four string, seen bool) {
 
 // findLastFour looks for the object whose "id" is id in a decoded JSON
 // value and reads its "last_four".
-func findLastFour(v any, id string) (string, bool) {
+func findLastFour(v any, id string) (four string, found bool) {
+	walkObjects(v, func(o map[string]any) bool {
+		if o["id"] == id {
+			four, _ = o["last_four"].(string)
+			found = true
+		}
+		return !found
+	})
+	return four, found
+}
+
+// walkObjects calls f with every object of a decoded JSON value, each
+// before the objects inside it, until f returns false; it reports whether
+// the walk went to the end.
+func walkObjects(v any, f func(map[string]any) bool) bool {
 	switch v := v.(type) {
 	case map[string]any:
-		if v["id"] == id {
-			four, _ := v["last_four"].(string)
-			return four, true
+		if !f(v) {
+			return false
 		}
 		for _, x := range v {
-			if four, ok := findLastFour(x, id); ok {
-				return four, true
+			if !walkObjects(x, f) {
+				return false
 			}
 		}
 	case []any:
 		for _, x := range v {
-			if four, ok := findLastFour(x, id); ok {
-				return four, true
+			if !walkObjects(x, f) {
+				return false
 			}
 		}
 	}
-	return "", false
+	return true
 }

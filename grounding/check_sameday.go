@@ -51,8 +51,7 @@ func (c *checker) checkSameDay(d *DecisionResult, text string, msg int) int {
 					if len(dr.ids) < 2 || len(said) > 0 && !slices.Contains(said, k) {
 						continue
 					}
-					a := c.unsupportedSpan(s0, text[s0:end], "the records "+recordList(dr)+" all have a date on "+dr.date)
-					a.Status, a.Reason = StatusContradiction, ReasonContradiction
+					a := c.contradictedSpan(s0, text[s0:end], "the records "+recordList(dr)+" all have a date on "+dr.date)
 					c.pointAtRecord(&a, dr.ids[1], dr.msgs[1])
 					d.Args = append(d.Args, a)
 					sev = max(sev, sevFail)

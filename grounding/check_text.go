@@ -532,6 +532,14 @@ func (c *checker) unsupportedSpan(start int, span, note string) ArgEvidence {
 	}
 }
 
+// contradictedSpan is unsupportedSpan for a span that what the agent saw
+// contradicts (vis.contradiction).
+func (c *checker) contradictedSpan(start int, span, note string) ArgEvidence {
+	a := c.unsupportedSpan(start, span, note)
+	a.Status, a.Reason = StatusContradiction, ReasonContradiction
+	return a
+}
+
 // reportWords are the lower-cased words (runs of ASCII letters) of s:
 // total_baggages → [total baggages].
 func reportWords(s string) []string {

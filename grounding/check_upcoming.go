@@ -53,10 +53,9 @@ func (c *checker) checkUpcomingTotal(d *DecisionResult, text string, msg int) in
 				if !ok {
 					continue
 				}
-				a := c.unsupportedSpan(s0, text[s0:end], "counts "+fmtNum(op)+" (the calculation at message "+strconv.Itoa(calc)+
+				a := c.contradictedSpan(s0, text[s0:end], "counts "+fmtNum(op)+" (the calculation at message "+strconv.Itoa(calc)+
 					"), the payment of "+id+" (message "+strconv.Itoa(m)+"), as upcoming, but its last date "+last+
 					" is before the current time "+now.Format("2006-01-02"))
-				a.Status, a.Reason = StatusContradiction, ReasonContradiction
 				c.pointAtRecord(&a, id, m)
 				d.Args = append(d.Args, a)
 				sev = max(sev, sevFail)
