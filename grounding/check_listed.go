@@ -79,8 +79,10 @@ func (c *checker) listedPriceMismatch(d *DecisionResult, ci *callInfo, call *Too
 			a := c.contradictedSpan(0, "", "states "+strings.Join(stated, ", ")+" as what the "+call.Name+" the user then accepted would cost, but it "+
 				what+formatAmount(last)+" (message "+strconv.Itoa(ci.obs)+")")
 			a.Path, a.Value = "content", c.vals.quote(strings.Join(stated, ", "))
-			a.Where.Found, a.Where.Message = "visible", ci.obs
-			c.pointAtHistory(&a, ci)
+			// The payment is recorded after the reply: the note says where,
+			// and the page has no later message in the reply's pane to
+			// point at.
+			a.Where.Found, a.Where.Message = "visible", -1
 			// The finding replaces the evidence of the amount it is about
 			// (found, or derived, when the reply was checked), so the
 			// reply's "$64" reads contradicted, not derived.
