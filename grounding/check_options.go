@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // checkItemOptions checks the options a reply states for an item it names
@@ -150,9 +151,7 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 		if o, ok := c.itemsOf(r, i)[id]; ok {
 			opts := make(map[string]string, len(o))
 			for k, x := range o {
-				if s, ok := x.(string); ok {
-					opts[k] = s
-				}
+				opts[k] = x
 			}
 			memo.opts, memo.m = opts, i
 			break
@@ -163,42 +162,254 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 	return memo.opts, memo.m
 }
 
-// itemsOf is the options object of every item tool result i details (an
-// object with a string r.ID and an r.Options object), by id: decoded once,
-// for every id a reply names (a product listing details dozens of items,
-// and decoding it per id was most of checking a retail log).
-func (c *checker) itemsOf(r *ItemOptionsRule, i int) map[string]map[string]any {
+// itemsOf is the options of every item tool result i details (an object
+// with a string r.ID and an r.Options object), by id, keeping the options
+// whose value is a string: decoded once, for every id a reply names (a
+// product listing details dozens of items, and decoding it per id was most
+// of checking a retail log). Plain results are read by scanItemOptions
+// without decoding the rest; the others are decoded by encoding/json.
+func (c *checker) itemsOf(r *ItemOptionsRule, i int) map[string]map[string]string {
 	if items, ok := c.itemIdx[i]; ok {
 		return items
 	}
-	var items map[string]map[string]any
-	var v any
-	if json.Unmarshal([]byte(c.t.Messages[i].Content), &v) == nil {
-		items = map[string]map[string]any{}
-		findOptions(v, r, items)
+	content := c.t.Messages[i].Content
+	var items map[string]map[string]string
+	if !json.Valid([]byte(content)) {
+		// json.Unmarshal would fail: no items.
+	} else if sc, ok := scanItemOptions(content, r); ok {
+		items = sc
+	} else {
+		var v any
+		if json.Unmarshal([]byte(content), &v) == nil {
+			items = map[string]map[string]string{}
+			findOptions(v, r, items)
+		}
 	}
 	if c.itemIdx == nil {
-		c.itemIdx = map[int]map[string]map[string]any{}
+		c.itemIdx = map[int]map[string]map[string]string{}
 	}
 	c.itemIdx[i] = items
 	return items
 }
 
-// findOptions adds to items the options object of the objects in a
+// findOptions adds to items the string options of the objects in a
 // decoded JSON value whose r.ID is a string and whose r.Options is an
 // object. For an id held by several, the first one a depth-first walk
 // meets counts, as when the walk looked for one id.
-func findOptions(v any, r *ItemOptionsRule, items map[string]map[string]any) {
+func findOptions(v any, r *ItemOptionsRule, items map[string]map[string]string) {
 	walkObjects(v, func(o map[string]any) bool {
 		if id, ok := o[r.ID].(string); ok {
 			if opts, ok := o[r.Options].(map[string]any); ok {
 				if _, seen := items[id]; !seen {
-					items[id] = opts
+					so := make(map[string]string, len(opts))
+					for k, x := range opts {
+						if s, ok := x.(string); ok {
+							so[k] = s
+						}
+					}
+					items[id] = so
 				}
 			}
 		}
 		return true
 	})
+}
+
+// scanItemOptions is what json.Unmarshal and findOptions give for s, read
+// without decoding: ok is false, and the caller decodes, unless s is valid
+// JSON (the caller checks) in valid UTF-8 with no backslash (so every
+// string is its bytes), no number that might not fit a float64, no object
+// with a repeated key (whose earlier value json.Unmarshal drops) and no id
+// held by two objects (where findOptions' walk order decides).
+func scanItemOptions(s string, r *ItemOptionsRule) (map[string]map[string]string, bool) {
+	if strings.IndexByte(s, '\\') >= 0 || !utf8.ValidString(s) {
+		return nil, false
+	}
+	sc := optScanner{s: s, r: r, items: map[string]map[string]string{}, ok: true}
+	sc.value()
+	if !sc.ok {
+		return nil, false
+	}
+	return sc.items, true
+}
+
+// optScanner walks a valid JSON text for scanItemOptions.
+type optScanner struct {
+	s     string
+	i     int
+	r     *ItemOptionsRule
+	items map[string]map[string]string
+	keys  []string // the keys of the objects being read, innermost last
+	ok    bool
+	plain bool // only skip values: add no items
+}
+
+func (sc *optScanner) space() {
+	for sc.i < len(sc.s) {
+		switch sc.s[sc.i] {
+		case ' ', '\t', '\r', '\n':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// str reads a string at sc.i and returns its text.
+func (sc *optScanner) str() string {
+	j := strings.IndexByte(sc.s[sc.i+1:], '"')
+	t := sc.s[sc.i+1 : sc.i+1+j]
+	sc.i += j + 2
+	return t
+}
+
+// value reads the value at sc.i (after spaces).
+func (sc *optScanner) value() {
+	sc.space()
+	if !sc.ok || sc.i >= len(sc.s) {
+		sc.ok = false
+		return
+	}
+	switch sc.s[sc.i] {
+	case '{':
+		sc.object()
+	case '[':
+		sc.i++
+		sc.space()
+		if sc.i < len(sc.s) && sc.s[sc.i] == ']' {
+			sc.i++
+			return
+		}
+		for sc.ok {
+			sc.value()
+			sc.space()
+			if sc.i >= len(sc.s) {
+				sc.ok = false
+				return
+			}
+			c := sc.s[sc.i]
+			sc.i++
+			if c == ']' {
+				return
+			}
+		}
+	case '"':
+		sc.str()
+	default:
+		j := sc.i
+		for j < len(sc.s) {
+			c := sc.s[j]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+				break
+			}
+			if c == 'e' || c == 'E' {
+				if c0 := sc.s[sc.i]; c0 == '-' || digitByte(c0) {
+					sc.ok = false // an exponent: might not fit a float64
+					return
+				}
+			}
+			j++
+		}
+		if j-sc.i > 300 {
+			sc.ok = false
+			return
+		}
+		sc.i = j
+	}
+}
+
+// object reads the object at sc.i and, when it details an item, adds the
+// item's string options.
+func (sc *optScanner) object() {
+	sc.i++
+	k0 := len(sc.keys)
+	defer func() { sc.keys = sc.keys[:k0] }()
+	id, hasID := "", false
+	opts := -1 // where the r.Options object starts
+	sc.space()
+	if sc.i < len(sc.s) && sc.s[sc.i] == '}' {
+		sc.i++
+		return
+	}
+	for sc.ok {
+		sc.space()
+		if sc.i >= len(sc.s) || sc.s[sc.i] != '"' {
+			sc.ok = false
+			return
+		}
+		k := sc.str()
+		if slices.Contains(sc.keys[k0:], k) {
+			sc.ok = false
+			return
+		}
+		sc.keys = append(sc.keys, k)
+		sc.space()
+		sc.i++ // the colon
+		sc.space()
+		if sc.i >= len(sc.s) {
+			sc.ok = false
+			return
+		}
+		switch {
+		case sc.plain:
+		case k == sc.r.ID && sc.s[sc.i] == '"':
+			id, hasID = sc.s[sc.i+1:sc.i+1+strings.IndexByte(sc.s[sc.i+1:], '"')], true
+		case k == sc.r.ID:
+			id, hasID = "", false // the last one counts
+		case k == sc.r.Options && sc.s[sc.i] == '{':
+			opts = sc.i
+		case k == sc.r.Options:
+			opts = -1
+		}
+		sc.value()
+		sc.space()
+		if sc.i >= len(sc.s) {
+			sc.ok = false
+			return
+		}
+		c := sc.s[sc.i]
+		sc.i++
+		if c == '}' {
+			break
+		}
+	}
+	if !sc.ok || sc.plain || !hasID || opts < 0 {
+		return
+	}
+	if _, seen := sc.items[id]; seen {
+		sc.ok = false // findOptions' walk order would decide
+		return
+	}
+	sc.items[id] = sc.stringMembers(opts)
+}
+
+// stringMembers is the members with a string value of the object at p,
+// which object has already read (no repeated key).
+func (sc *optScanner) stringMembers(p int) map[string]string {
+	sub := optScanner{s: sc.s, i: p + 1, ok: true, plain: true}
+	m := map[string]string{}
+	sub.space()
+	if sub.s[sub.i] == '}' {
+		return m
+	}
+	for {
+		sub.space()
+		k := sub.str()
+		sub.space()
+		sub.i++
+		sub.space()
+		if sub.s[sub.i] == '"' {
+			m[k] = sub.str()
+		} else {
+			sub.value()
+		}
+		sub.space()
+		c := sub.s[sub.i]
+		sub.i++
+		if c == '}' {
+			return m
+		}
+	}
 }
 
 // listItem reports whether a line is an item of a list ("- ", "* ", "1. ").
