@@ -173,12 +173,9 @@ func (c *checker) itemsOf(r *ItemOptionsRule, i int) map[string]map[string]strin
 		return items
 	}
 	content := c.t.Messages[i].Content
-	var items map[string]map[string]string
-	if !json.Valid([]byte(content)) {
-		// json.Unmarshal would fail: no items.
-	} else if sc, ok := scanItemOptions(content, r); ok {
-		items = sc
-	} else {
+	items, ok := scanItemOptions(content, r)
+	if !ok {
+		items = nil
 		var v any
 		if json.Unmarshal([]byte(content), &v) == nil {
 			items = map[string]map[string]string{}
@@ -216,32 +213,37 @@ func findOptions(v any, r *ItemOptionsRule, items map[string]map[string]string) 
 }
 
 // scanItemOptions is what json.Unmarshal and findOptions give for s, read
-// without decoding: ok is false, and the caller decodes, unless s is valid
-// JSON (the caller checks) in valid UTF-8 with no backslash (so every
-// string is its bytes), no number that might not fit a float64, no object
-// with a repeated key (whose earlier value json.Unmarshal drops) and no id
-// held by two objects (where findOptions' walk order decides).
+// without decoding: ok is false, and the caller decodes, unless s is
+// valid JSON by the grammar of RFC 8259 (as json.Valid checks it) in valid
+// UTF-8 with no backslash (so every string is its bytes), no number with
+// an exponent or over 300 bytes (so every number fits a float64), no
+// nesting deeper than 1000, no object with a repeated key (whose earlier
+// value json.Unmarshal drops) and no id held by two objects (where
+// findOptions' walk order decides).
 func scanItemOptions(s string, r *ItemOptionsRule) (map[string]map[string]string, bool) {
 	if strings.IndexByte(s, '\\') >= 0 || !utf8.ValidString(s) {
 		return nil, false
 	}
 	sc := optScanner{s: s, r: r, items: map[string]map[string]string{}, ok: true}
 	sc.value()
-	if !sc.ok {
+	sc.space()
+	if !sc.ok || sc.i != len(s) {
 		return nil, false
 	}
 	return sc.items, true
 }
 
-// optScanner walks a valid JSON text for scanItemOptions.
+// optScanner reads a JSON text for scanItemOptions; ok turns false at
+// the first thing it does not accept.
 type optScanner struct {
 	s     string
 	i     int
 	r     *ItemOptionsRule
 	items map[string]map[string]string
 	keys  []string // the keys of the objects being read, innermost last
+	depth int
 	ok    bool
-	plain bool // only skip values: add no items
+	plain bool // only read values: add no items
 }
 
 func (sc *optScanner) space() {
@@ -255,141 +257,185 @@ func (sc *optScanner) space() {
 	}
 }
 
-// str reads a string at sc.i and returns its text.
+// next is the byte at sc.i, 0 at the end.
+func (sc *optScanner) next() byte {
+	if sc.i < len(sc.s) {
+		return sc.s[sc.i]
+	}
+	return 0
+}
+
+// str reads the string at sc.i (a quote) and returns its text.
 func (sc *optScanner) str() string {
 	j := strings.IndexByte(sc.s[sc.i+1:], '"')
+	if j < 0 {
+		sc.ok = false
+		return ""
+	}
 	t := sc.s[sc.i+1 : sc.i+1+j]
+	for k := 0; k < len(t); k++ {
+		if t[k] < 0x20 {
+			sc.ok = false
+			return ""
+		}
+	}
 	sc.i += j + 2
 	return t
+}
+
+// digits reads the digits at sc.i and reports whether there was one.
+func (sc *optScanner) digits() bool {
+	i0 := sc.i
+	for sc.i < len(sc.s) && digitByte(sc.s[sc.i]) {
+		sc.i++
+	}
+	return sc.i > i0
 }
 
 // value reads the value at sc.i (after spaces).
 func (sc *optScanner) value() {
 	sc.space()
-	if !sc.ok || sc.i >= len(sc.s) {
-		sc.ok = false
+	if !sc.ok {
 		return
 	}
-	switch sc.s[sc.i] {
+	switch c := sc.next(); c {
 	case '{':
 		sc.object()
 	case '[':
-		sc.i++
-		sc.space()
-		if sc.i < len(sc.s) && sc.s[sc.i] == ']' {
-			sc.i++
-			return
-		}
-		for sc.ok {
-			sc.value()
-			sc.space()
-			if sc.i >= len(sc.s) {
-				sc.ok = false
-				return
-			}
-			c := sc.s[sc.i]
-			sc.i++
-			if c == ']' {
-				return
-			}
-		}
+		sc.array()
 	case '"':
 		sc.str()
-	default:
-		j := sc.i
-		for j < len(sc.s) {
-			c := sc.s[j]
-			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-				break
+	case 't', 'f', 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if strings.HasPrefix(sc.s[sc.i:], lit) {
+				sc.i += len(lit)
+				return
 			}
-			if c == 'e' || c == 'E' {
-				if c0 := sc.s[sc.i]; c0 == '-' || digitByte(c0) {
-					sc.ok = false // an exponent: might not fit a float64
-					return
-				}
-			}
-			j++
 		}
-		if j-sc.i > 300 {
+		sc.ok = false
+	default:
+		i0 := sc.i
+		if c == '-' {
+			sc.i++
+		}
+		if sc.next() == '0' {
+			sc.i++
+		} else if !sc.digits() {
 			sc.ok = false
 			return
 		}
-		sc.i = j
+		if sc.next() == '.' {
+			sc.i++
+			if !sc.digits() {
+				sc.ok = false
+				return
+			}
+		}
+		if c := sc.next(); c == 'e' || c == 'E' || sc.i-i0 > 300 {
+			sc.ok = false // might not fit a float64
+		}
+	}
+}
+
+// array reads the array at sc.i.
+func (sc *optScanner) array() {
+	if sc.depth++; sc.depth > 1000 {
+		sc.ok = false
+		return
+	}
+	defer func() { sc.depth-- }()
+	sc.i++
+	sc.space()
+	if sc.next() == ']' {
+		sc.i++
+		return
+	}
+	for sc.ok {
+		sc.value()
+		sc.space()
+		switch sc.next() {
+		case ']':
+			sc.i++
+			return
+		case ',':
+			sc.i++
+		default:
+			sc.ok = false
+		}
 	}
 }
 
 // object reads the object at sc.i and, when it details an item, adds the
 // item's string options.
 func (sc *optScanner) object() {
-	sc.i++
+	if sc.depth++; sc.depth > 1000 {
+		sc.ok = false
+		return
+	}
 	k0 := len(sc.keys)
-	defer func() { sc.keys = sc.keys[:k0] }()
+	defer func() { sc.keys, sc.depth = sc.keys[:k0], sc.depth-1 }()
+	sc.i++
 	id, hasID := "", false
 	opts := -1 // where the r.Options object starts
 	sc.space()
-	if sc.i < len(sc.s) && sc.s[sc.i] == '}' {
+	if sc.next() == '}' {
 		sc.i++
 		return
 	}
 	for sc.ok {
 		sc.space()
-		if sc.i >= len(sc.s) || sc.s[sc.i] != '"' {
+		if sc.next() != '"' {
 			sc.ok = false
 			return
 		}
 		k := sc.str()
-		if slices.Contains(sc.keys[k0:], k) {
+		if !sc.ok || slices.Contains(sc.keys[k0:], k) {
 			sc.ok = false
 			return
 		}
 		sc.keys = append(sc.keys, k)
 		sc.space()
-		sc.i++ // the colon
-		sc.space()
-		if sc.i >= len(sc.s) {
+		if sc.next() != ':' {
 			sc.ok = false
 			return
 		}
-		switch {
+		sc.i++
+		sc.space()
+		switch c := sc.next(); {
 		case sc.plain:
-		case k == sc.r.ID && sc.s[sc.i] == '"':
-			id, hasID = sc.s[sc.i+1:sc.i+1+strings.IndexByte(sc.s[sc.i+1:], '"')], true
-		case k == sc.r.ID:
-			id, hasID = "", false // the last one counts
-		case k == sc.r.Options && sc.s[sc.i] == '{':
+		case k == sc.r.ID && c == '"':
+			id, hasID = sc.s[sc.i+1:sc.i+1+max(strings.IndexByte(sc.s[sc.i+1:], '"'), 0)], true
+		case k == sc.r.Options && c == '{':
 			opts = sc.i
-		case k == sc.r.Options:
-			opts = -1
 		}
 		sc.value()
 		sc.space()
-		if sc.i >= len(sc.s) {
-			sc.ok = false
+		switch sc.next() {
+		case '}':
+			sc.i++
+			if sc.ok && !sc.plain && hasID && opts >= 0 {
+				if _, seen := sc.items[id]; seen {
+					sc.ok = false // findOptions' walk order would decide
+					return
+				}
+				sc.items[id] = sc.stringMembers(opts)
+			}
 			return
+		case ',':
+			sc.i++
+		default:
+			sc.ok = false
 		}
-		c := sc.s[sc.i]
-		sc.i++
-		if c == '}' {
-			break
-		}
 	}
-	if !sc.ok || sc.plain || !hasID || opts < 0 {
-		return
-	}
-	if _, seen := sc.items[id]; seen {
-		sc.ok = false // findOptions' walk order would decide
-		return
-	}
-	sc.items[id] = sc.stringMembers(opts)
 }
 
 // stringMembers is the members with a string value of the object at p,
-// which object has already read (no repeated key).
+// which object has already read (valid, no repeated key).
 func (sc *optScanner) stringMembers(p int) map[string]string {
 	sub := optScanner{s: sc.s, i: p + 1, ok: true, plain: true}
 	m := map[string]string{}
 	sub.space()
-	if sub.s[sub.i] == '}' {
+	if sub.next() == '}' {
 		return m
 	}
 	for {
@@ -398,13 +444,13 @@ func (sc *optScanner) stringMembers(p int) map[string]string {
 		sub.space()
 		sub.i++
 		sub.space()
-		if sub.s[sub.i] == '"' {
+		if sub.next() == '"' {
 			m[k] = sub.str()
 		} else {
 			sub.value()
 		}
 		sub.space()
-		c := sub.s[sub.i]
+		c := sub.next()
 		sub.i++
 		if c == '}' {
 			return m
