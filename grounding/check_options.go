@@ -233,6 +233,23 @@ func scanItemOptions(s string, r *ItemOptionsRule) (map[string]map[string]string
 	return sc.items, true
 }
 
+// scanLastFour is what json.Unmarshal and findLastFour give for s and id
+// (found: an object's "id" is id; four: its "last_four" when a string),
+// read without decoding; ok is false, and the caller decodes, on the same
+// grounds as scanItemOptions, or when two objects have the id.
+func scanLastFour(s, id string) (four string, found, ok bool) {
+	if strings.IndexByte(s, '\\') >= 0 || !utf8.ValidString(s) {
+		return "", false, false
+	}
+	sc := optScanner{s: s, ok: true, lastFour: true, wantID: id}
+	sc.value()
+	sc.space()
+	if !sc.ok || sc.i != len(s) {
+		return "", false, false
+	}
+	return sc.four, sc.fourN == 1, true
+}
+
 // optScanner reads a JSON text for scanItemOptions; ok turns false at
 // the first thing it does not accept.
 type optScanner struct {
@@ -244,6 +261,14 @@ type optScanner struct {
 	depth int
 	ok    bool
 	plain bool // only read values: add no items
+
+	// With lastFour set, the scanner looks for the objects whose "id" is
+	// wantID instead of items (scanLastFour): how many, and the last one's
+	// "last_four" when a string.
+	lastFour bool
+	wantID   string
+	fourN    int
+	four     string
 }
 
 func (sc *optScanner) space() {
@@ -377,6 +402,7 @@ func (sc *optScanner) object() {
 	sc.i++
 	id, hasID := "", false
 	opts := -1 // where the r.Options object starts
+	match, four := false, ""
 	sc.space()
 	if sc.next() == '}' {
 		sc.i++
@@ -403,6 +429,15 @@ func (sc *optScanner) object() {
 		sc.space()
 		switch c := sc.next(); {
 		case sc.plain:
+		case sc.lastFour:
+			if c == '"' && (k == "id" || k == "last_four") {
+				v := sc.s[sc.i+1 : sc.i+1+max(strings.IndexByte(sc.s[sc.i+1:], '"'), 0)]
+				if k == "id" {
+					match = v == sc.wantID
+				} else {
+					four = v
+				}
+			}
 		case k == sc.r.ID && c == '"':
 			id, hasID = sc.s[sc.i+1:sc.i+1+max(strings.IndexByte(sc.s[sc.i+1:], '"'), 0)], true
 		case k == sc.r.Options && c == '{':
@@ -413,7 +448,14 @@ func (sc *optScanner) object() {
 		switch sc.next() {
 		case '}':
 			sc.i++
-			if sc.ok && !sc.plain && hasID && opts >= 0 {
+			if sc.ok && sc.lastFour && match {
+				if sc.fourN++; sc.fourN > 1 {
+					sc.ok = false // findLastFour's walk order would decide
+				}
+				sc.four = four
+				return
+			}
+			if sc.ok && !sc.plain && !sc.lastFour && hasID && opts >= 0 {
 				if _, seen := sc.items[id]; seen {
 					sc.ok = false // findOptions' walk order would decide
 					return
