@@ -433,7 +433,7 @@ type checker struct {
 	itemOpts map[string]itemOptsMemo
 	// itemIdx holds, per tool result itemOptionsOf decoded, the options of
 	// every item it details (check_options.go).
-	itemIdx map[int]map[string]map[string]any
+	itemIdx map[int]map[string]map[string]string
 
 	res Result
 }

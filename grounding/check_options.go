@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // checkItemOptions checks the options a reply states for an item it names
@@ -150,9 +151,7 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 		if o, ok := c.itemsOf(r, i)[id]; ok {
 			opts := make(map[string]string, len(o))
 			for k, x := range o {
-				if s, ok := x.(string); ok {
-					opts[k] = s
-				}
+				opts[k] = x
 			}
 			memo.opts, memo.m = opts, i
 			break
@@ -163,42 +162,342 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 	return memo.opts, memo.m
 }
 
-// itemsOf is the options object of every item tool result i details (an
-// object with a string r.ID and an r.Options object), by id: decoded once,
-// for every id a reply names (a product listing details dozens of items,
-// and decoding it per id was most of checking a retail log).
-func (c *checker) itemsOf(r *ItemOptionsRule, i int) map[string]map[string]any {
+// itemsOf is the options of every item tool result i details (an object
+// with a string r.ID and an r.Options object), by id, keeping the options
+// whose value is a string: decoded once, for every id a reply names (a
+// product listing details dozens of items, and decoding it per id was most
+// of checking a retail log). Plain results are read by scanItemOptions
+// without decoding the rest; the others are decoded by encoding/json.
+func (c *checker) itemsOf(r *ItemOptionsRule, i int) map[string]map[string]string {
 	if items, ok := c.itemIdx[i]; ok {
 		return items
 	}
-	var items map[string]map[string]any
-	var v any
-	if json.Unmarshal([]byte(c.t.Messages[i].Content), &v) == nil {
-		items = map[string]map[string]any{}
-		findOptions(v, r, items)
+	content := c.t.Messages[i].Content
+	items, ok := scanItemOptions(content, r)
+	if !ok {
+		items = nil
+		var v any
+		if json.Unmarshal([]byte(content), &v) == nil {
+			items = map[string]map[string]string{}
+			findOptions(v, r, items)
+		}
 	}
 	if c.itemIdx == nil {
-		c.itemIdx = map[int]map[string]map[string]any{}
+		c.itemIdx = map[int]map[string]map[string]string{}
 	}
 	c.itemIdx[i] = items
 	return items
 }
 
-// findOptions adds to items the options object of the objects in a
+// findOptions adds to items the string options of the objects in a
 // decoded JSON value whose r.ID is a string and whose r.Options is an
 // object. For an id held by several, the first one a depth-first walk
 // meets counts, as when the walk looked for one id.
-func findOptions(v any, r *ItemOptionsRule, items map[string]map[string]any) {
+func findOptions(v any, r *ItemOptionsRule, items map[string]map[string]string) {
 	walkObjects(v, func(o map[string]any) bool {
 		if id, ok := o[r.ID].(string); ok {
 			if opts, ok := o[r.Options].(map[string]any); ok {
 				if _, seen := items[id]; !seen {
-					items[id] = opts
+					so := make(map[string]string, len(opts))
+					for k, x := range opts {
+						if s, ok := x.(string); ok {
+							so[k] = s
+						}
+					}
+					items[id] = so
 				}
 			}
 		}
 		return true
 	})
+}
+
+// scanItemOptions is what json.Unmarshal and findOptions give for s, read
+// without decoding: ok is false, and the caller decodes, unless s is
+// valid JSON by the grammar of RFC 8259 (as json.Valid checks it) in valid
+// UTF-8 with no backslash (so every string is its bytes), no number with
+// an exponent or over 300 bytes (so every number fits a float64), no
+// nesting deeper than 1000, no object with a repeated key (whose earlier
+// value json.Unmarshal drops) and no id held by two objects (where
+// findOptions' walk order decides).
+func scanItemOptions(s string, r *ItemOptionsRule) (map[string]map[string]string, bool) {
+	if strings.IndexByte(s, '\\') >= 0 || !utf8.ValidString(s) {
+		return nil, false
+	}
+	sc := optScanner{s: s, r: r, items: map[string]map[string]string{}, ok: true}
+	sc.value()
+	sc.space()
+	if !sc.ok || sc.i != len(s) {
+		return nil, false
+	}
+	return sc.items, true
+}
+
+// scanLastFour is what json.Unmarshal and findLastFour give for s and id
+// (found: an object's "id" is id; four: its "last_four" when a string),
+// read without decoding; ok is false, and the caller decodes, on the same
+// grounds as scanItemOptions, or when two objects have the id.
+func scanLastFour(s, id string) (four string, found, ok bool) {
+	if strings.IndexByte(s, '\\') >= 0 || !utf8.ValidString(s) {
+		return "", false, false
+	}
+	sc := optScanner{s: s, ok: true, lastFour: true, wantID: id}
+	sc.value()
+	sc.space()
+	if !sc.ok || sc.i != len(s) {
+		return "", false, false
+	}
+	return sc.four, sc.fourN == 1, true
+}
+
+// optScanner reads a JSON text for scanItemOptions; ok turns false at
+// the first thing it does not accept.
+type optScanner struct {
+	s     string
+	i     int
+	r     *ItemOptionsRule
+	items map[string]map[string]string
+	keys  []string // the keys of the objects being read, innermost last
+	depth int
+	ok    bool
+	plain bool // only read values: add no items
+
+	// With lastFour set, the scanner looks for the objects whose "id" is
+	// wantID instead of items (scanLastFour): how many, and the last one's
+	// "last_four" when a string.
+	lastFour bool
+	wantID   string
+	fourN    int
+	four     string
+}
+
+func (sc *optScanner) space() {
+	for sc.i < len(sc.s) {
+		switch sc.s[sc.i] {
+		case ' ', '\t', '\r', '\n':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// next is the byte at sc.i, 0 at the end.
+func (sc *optScanner) next() byte {
+	if sc.i < len(sc.s) {
+		return sc.s[sc.i]
+	}
+	return 0
+}
+
+// str reads the string at sc.i (a quote) and returns its text.
+func (sc *optScanner) str() string {
+	j := strings.IndexByte(sc.s[sc.i+1:], '"')
+	if j < 0 {
+		sc.ok = false
+		return ""
+	}
+	t := sc.s[sc.i+1 : sc.i+1+j]
+	for k := 0; k < len(t); k++ {
+		if t[k] < 0x20 {
+			sc.ok = false
+			return ""
+		}
+	}
+	sc.i += j + 2
+	return t
+}
+
+// digits reads the digits at sc.i and reports whether there was one.
+func (sc *optScanner) digits() bool {
+	i0 := sc.i
+	for sc.i < len(sc.s) && digitByte(sc.s[sc.i]) {
+		sc.i++
+	}
+	return sc.i > i0
+}
+
+// value reads the value at sc.i (after spaces).
+func (sc *optScanner) value() {
+	sc.space()
+	if !sc.ok {
+		return
+	}
+	switch c := sc.next(); c {
+	case '{':
+		sc.object()
+	case '[':
+		sc.array()
+	case '"':
+		sc.str()
+	case 't', 'f', 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if strings.HasPrefix(sc.s[sc.i:], lit) {
+				sc.i += len(lit)
+				return
+			}
+		}
+		sc.ok = false
+	default:
+		i0 := sc.i
+		if c == '-' {
+			sc.i++
+		}
+		if sc.next() == '0' {
+			sc.i++
+		} else if !sc.digits() {
+			sc.ok = false
+			return
+		}
+		if sc.next() == '.' {
+			sc.i++
+			if !sc.digits() {
+				sc.ok = false
+				return
+			}
+		}
+		if c := sc.next(); c == 'e' || c == 'E' || sc.i-i0 > 300 {
+			sc.ok = false // might not fit a float64
+		}
+	}
+}
+
+// array reads the array at sc.i.
+func (sc *optScanner) array() {
+	if sc.depth++; sc.depth > 1000 {
+		sc.ok = false
+		return
+	}
+	defer func() { sc.depth-- }()
+	sc.i++
+	sc.space()
+	if sc.next() == ']' {
+		sc.i++
+		return
+	}
+	for sc.ok {
+		sc.value()
+		sc.space()
+		switch sc.next() {
+		case ']':
+			sc.i++
+			return
+		case ',':
+			sc.i++
+		default:
+			sc.ok = false
+		}
+	}
+}
+
+// object reads the object at sc.i and, when it details an item, adds the
+// item's string options.
+func (sc *optScanner) object() {
+	if sc.depth++; sc.depth > 1000 {
+		sc.ok = false
+		return
+	}
+	k0 := len(sc.keys)
+	defer func() { sc.keys, sc.depth = sc.keys[:k0], sc.depth-1 }()
+	sc.i++
+	id, hasID := "", false
+	opts := -1 // where the r.Options object starts
+	match, four := false, ""
+	sc.space()
+	if sc.next() == '}' {
+		sc.i++
+		return
+	}
+	for sc.ok {
+		sc.space()
+		if sc.next() != '"' {
+			sc.ok = false
+			return
+		}
+		k := sc.str()
+		if !sc.ok || slices.Contains(sc.keys[k0:], k) {
+			sc.ok = false
+			return
+		}
+		sc.keys = append(sc.keys, k)
+		sc.space()
+		if sc.next() != ':' {
+			sc.ok = false
+			return
+		}
+		sc.i++
+		sc.space()
+		switch c := sc.next(); {
+		case sc.plain:
+		case sc.lastFour:
+			if c == '"' && (k == "id" || k == "last_four") {
+				v := sc.s[sc.i+1 : sc.i+1+max(strings.IndexByte(sc.s[sc.i+1:], '"'), 0)]
+				if k == "id" {
+					match = v == sc.wantID
+				} else {
+					four = v
+				}
+			}
+		case k == sc.r.ID && c == '"':
+			id, hasID = sc.s[sc.i+1:sc.i+1+max(strings.IndexByte(sc.s[sc.i+1:], '"'), 0)], true
+		case k == sc.r.Options && c == '{':
+			opts = sc.i
+		}
+		sc.value()
+		sc.space()
+		switch sc.next() {
+		case '}':
+			sc.i++
+			if sc.ok && sc.lastFour && match {
+				if sc.fourN++; sc.fourN > 1 {
+					sc.ok = false // findLastFour's walk order would decide
+				}
+				sc.four = four
+				return
+			}
+			if sc.ok && !sc.plain && !sc.lastFour && hasID && opts >= 0 {
+				if _, seen := sc.items[id]; seen {
+					sc.ok = false // findOptions' walk order would decide
+					return
+				}
+				sc.items[id] = sc.stringMembers(opts)
+			}
+			return
+		case ',':
+			sc.i++
+		default:
+			sc.ok = false
+		}
+	}
+}
+
+// stringMembers is the members with a string value of the object at p,
+// which object has already read (valid, no repeated key).
+func (sc *optScanner) stringMembers(p int) map[string]string {
+	sub := optScanner{s: sc.s, i: p + 1, ok: true, plain: true}
+	m := map[string]string{}
+	sub.space()
+	if sub.next() == '}' {
+		return m
+	}
+	for {
+		sub.space()
+		k := sub.str()
+		sub.space()
+		sub.i++
+		sub.space()
+		if sub.next() == '"' {
+			m[k] = sub.str()
+		} else {
+			sub.value()
+		}
+		sub.space()
+		c := sub.next()
+		sub.i++
+		if c == '}' {
+			return m
+		}
+	}
 }
 
 // listItem reports whether a line is an item of a list ("- ", "* ", "1. ").

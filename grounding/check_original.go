@@ -151,6 +151,12 @@ func (c *checker) lastFourOf(id string, msg int) (four string, seen bool) {
 		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) {
 			continue
 		}
+		if four, seen, ok := scanLastFour(m.Content, id); ok {
+			if seen {
+				return four, true
+			}
+			continue
+		}
 		var v any
 		if json.Unmarshal([]byte(m.Content), &v) != nil {
 			continue
