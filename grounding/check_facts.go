@@ -67,13 +67,8 @@ func (c *checker) checkRecordFacts(d *DecisionResult, text string, msg int) int 
 // guard word comes right before and no "to" right after.
 func factPhraseIn(s string, phrases []string) (string, bool) {
 	for _, p := range phrases {
-		for off := 0; ; {
-			k := strings.Index(s[off:], p)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(p)
+		for k := range occurrences(s, p) {
+			off := k + len(p)
 			before := strings.TrimRight(s[:k], " -")
 			guarded := slices.ContainsFunc(factGuards, func(g string) bool {
 				return strings.HasSuffix(before, g) && (len(before) == len(g) || !letterByte(before[len(before)-len(g)-1]) || g == "n't")
@@ -98,13 +93,8 @@ func namedList(sentence string, x *recordIndex) []string {
 	}
 	var found []at
 	for id := range x.latest {
-		for off := 0; ; {
-			k := strings.Index(sentence[off:], id)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(id)
+		for k := range occurrences(sentence, id) {
+			off := k + len(id)
 			if (k == 0 || !idByte(sentence[k-1])) && (off == len(sentence) || !idByte(sentence[off])) {
 				found = append(found, at{id, k, off})
 				break

@@ -89,13 +89,8 @@ func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text st
 	var taken [][2]int
 	for _, k := range keys {
 		lk := asciiLower(k)
-		for off := 0; ; {
-			p := strings.Index(low[off:], lk)
-			if p < 0 {
-				break
-			}
-			p += off
-			off = p + len(lk)
+		for p := range occurrences(low, lk) {
+			off := p + len(lk)
 			if p > 0 && (letterByte(low[p-1]) || digitByte(low[p-1])) || overlaps(taken, p, off) {
 				continue
 			}

@@ -117,13 +117,8 @@ func (c *checker) checkOriginalPayment(d *DecisionResult, text string, msg int) 
 // another method): the index of the digits.
 func originalDigits(sent string, phrases []string) (int, bool) {
 	for _, p := range phrases {
-		for off := 0; ; {
-			k := strings.Index(sent[off:], p)
-			if k < 0 {
-				break
-			}
-			k += off + len(p)
-			off = k
+		for k := range occurrences(sent, p) {
+			k += len(p)
 			near := sent[k:min(len(sent), k+originalWindow)]
 			for _, lead := range lastFourLeads {
 				l := strings.Index(near, lead)

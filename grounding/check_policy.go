@@ -747,13 +747,8 @@ func (c *checker) lastFourClaims(d *DecisionResult, text, low string, msg int) i
 	}
 	last := -1 // where the digits of the last finding start
 	for _, lead := range lastFourLeads {
-		for off := 0; ; {
-			k := strings.Index(low[off:], lead)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(lead)
+		for k := range occurrences(low, lead) {
+			off := k + len(lead)
 			j := skipLeadFiller(low, off)
 			if j+4 > len(low) || !onlyDigits(low[j:j+4]) || j+4 < len(low) && digitByte(low[j+4]) || j == last {
 				continue

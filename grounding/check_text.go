@@ -942,6 +942,24 @@ func lineAround(text string, start, end, before, after int) (lo, hi int) {
 	return lo, hi
 }
 
+// occurrences yields the index of each occurrence of sub in s, left to
+// right, each search starting after the previous occurrence.
+func occurrences(s, sub string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for off := 0; off <= len(s); {
+			k := strings.Index(s[off:], sub)
+			if k < 0 {
+				return
+			}
+			k += off
+			if !yield(k) {
+				return
+			}
+			off = k + max(len(sub), 1)
+		}
+	}
+}
+
 // sentences yields the bounds [start, end) of each sentence of s, split at
 // '.', '!', '?' and newlines; end is the index of the terminator, or len(s)
 // for a last sentence without one. The sentence checks of the replies walk
