@@ -141,14 +141,14 @@ func (c *checker) decide(i int) bool {
 		c.sc.pendingMD = c.sc.pendingMD[:0]
 		c.sc.out = saved
 	}
-	first := len(c.res.Decisions)
+	first, v0 := len(c.res.Decisions), len(c.res.Violations)
 	if m.Content != "" {
 		c.replyDecision(i, prose)
 	}
 	for k := range m.ToolCalls {
 		c.callDecision(i, k)
 	}
-	c.announcesUnconfirmed(first)
+	c.announcesUnconfirmed(first, v0)
 	return prose
 }
 
@@ -907,13 +907,14 @@ func (c *checker) reportsWrite(i int) bool {
 // makes a write the user never confirmed: the reply announces or goes with
 // that act ("Let me try again to adjust the payment method", sent with a
 // second booking nobody listed). decisions[first:] are the message's, the
-// reply first.
-func (c *checker) announcesUnconfirmed(first int) {
+// reply first, and violations[v0:] the ones its decisions broke: a
+// message reads only its own, so a log of many writes stays linear.
+func (c *checker) announcesUnconfirmed(first, v0 int) {
 	ds := c.res.Decisions[first:]
 	if len(ds) < 2 || ds[0].Call >= 0 {
 		return
 	}
-	for _, v := range c.res.Violations {
+	for _, v := range c.res.Violations[v0:] {
 		if v.Code != ReasonUnconfirmed || v.Trajectory || v.Decision <= ds[0].Ordinal || v.Decision > ds[len(ds)-1].Ordinal {
 			continue
 		}
