@@ -1222,8 +1222,11 @@ func TestCheckItemRemoval(t *testing.T) {
 			msg: 3, call: -1, verdict: VerdictFail, reason: ReasonContradiction},
 		{name: "says removal is not supported", in: reply("Removing a single item from a pending order is not supported; I can only exchange it for another option of the same product, or cancel the entire order."),
 			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		// Handing it to a human is no claim of a removal; unasked, whether
+		// the tools could not settle it is for a human to judge (see
+		// TestCheckRetailUnaskedTransfer).
 		{name: "hands the removal to a human agent", in: reply("For the removal of the speaker, I'll transfer you to a human agent."),
-			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+			msg: 3, call: -1, verdict: VerdictAmbiguous, absent: ReasonContradiction},
 		{name: "a feature named removal", in: reply("The Vacuum Cleaner with Pet Hair Removal is in your order."),
 			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 	})
@@ -1256,9 +1259,45 @@ func TestCheckRetailTransferAfterDenial(t *testing.T) {
 			msg: 4, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
 		{name: "a plain offer", in: denied("If you would like, I can transfer you to a human agent who can assist you further.").build(),
 			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
-		{name: "no denial before it", in: traj("retail").user("I am mia_garcia_4516. I need help with a warranty claim.").
+		{name: "no denial before it", in: traj("retail").user("I am mia_garcia_4516. I need help with a warranty claim, can I talk to a human?").
 			say("Warranty claims are beyond what I can do; I'm transferring you to a human agent who can assist with it.").build(),
 			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+	})
+}
+
+// TestCheckRetailUnaskedTransfer: the retail policy transfers only when
+// the user asks for a human or the tools cannot settle the request. A
+// transfer announced to a user who never asked, because reads failed with
+// temporary errors (503), fails: retrying is within the agent's actions
+// (blind retail sets 5, 8 and 10 failed all four such replies), and the
+// transfer call that carries it out goes to a human. Announced unasked for
+// any other reason, a human judges whether the tools could not settle it;
+// an offer, or a transfer the user asked for, passes.
+func TestCheckRetailUnaskedTransfer(t *testing.T) {
+	errored := func(user, text string) *tb {
+		return traj("retail").
+			user(user).
+			call("get_order_details", `{"order_id":"#W5056519"}`, "Error: 503 Service Unavailable").
+			call("get_order_details", `{"order_id":"#W5056519"}`, "Error: 503 Service Unavailable").
+			say(text)
+	}
+	const cancel = "I am yara_muller_8652. Please cancel my pending order #W5056519."
+	const announce = "I was unable to retrieve order #W5056519 due to a technical issue. I will now transfer you to a human agent to assist with this order."
+	runCheckCases(t, []checkCase{
+		{name: "announced after temporary errors", in: errored(cancel, announce).build(),
+			msg: 5, call: -1, verdict: VerdictFail, reason: ReasonContradiction, status: StatusContradiction,
+			arg: "I will now transfer you to a human agent to assist with this order", where: "temporary errors"},
+		{name: "its transfer call", in: errored(cancel, announce).
+			call("transfer_to_human_agents", `{"summary":"Could not read #W5056519 (503)."}`, "Transfer successful").build(),
+			msg: 6, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported},
+		{name: "an offer after temporary errors", in: errored(cancel, "I was unable to retrieve order #W5056519 due to a technical issue. Would you like me to transfer you to a human agent, or shall I try again?").build(),
+			msg: 5, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		{name: "the user asked for a human", in: errored(cancel+" If this fails, get me a human.", announce).build(),
+			msg: 5, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "announced unasked for a request the agent calls beyond it", in: traj("retail").user(cancel).
+			say("Cancelling part of a bundle is outside the current system limitations; I will transfer you to a human agent who can assist.").build(),
+			msg: 1, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, absent: ReasonContradiction,
+			where: "for a human to judge"},
 	})
 }
 
