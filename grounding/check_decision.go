@@ -48,7 +48,7 @@ func (c *checker) assistant(i int) {
 	var guessed []string
 	for _, d := range c.res.Decisions[first:] {
 		for _, a := range d.Args {
-			if a.Status == StatusKnowledge && d.Call >= 0 {
+			if a.Status == StatusKnowledge {
 				guessed = append(guessed, valueKeys(string(a.Value))...)
 			}
 			if a.Status == StatusUnsupported || a.Status == StatusHiddenOnly || a.Status == StatusEcho || a.Status == StatusContradiction {

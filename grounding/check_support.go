@@ -221,8 +221,9 @@ func (c *checker) identSupport(l argLeaf, ap ArgProfile, d *DecisionResult, ci *
 		switch how {
 		case howEcho:
 			f.ev.Note = "a tool echo of the value the agent used at message " + strconv.Itoa(int(c.ents[id].agent.msg))
-			if e := &c.ents[id]; inText && e.agentGuess && c.lastUser < int(e.agent.msg) {
-				// The reply is the first the user hears of the guess.
+			if e := &c.ents[id]; e.agentGuess && c.lastUser < int(e.agent.msg) {
+				// The reply is the first the user hears of the guess, or
+				// the call rests on a guess the user has not answered.
 				f.status, f.reason, f.sev = StatusKnowledge, ReasonKnowledge, sevAmbiguous
 				f.ev.Note += ", which it took from outside knowledge; the user has not answered since"
 			}

@@ -58,9 +58,10 @@ type entry struct {
 	// (unsupported, hidden-only, …): tool echoes of it support nothing.
 	agent    occ
 	agentBad bool
-	// agentGuess says the agent introduced the value in a call with
-	// outside knowledge (New York read as JFK): until the user has
-	// answered, a reply resting on a tool's echo of it rests on the guess.
+	// agentGuess says the agent introduced the value, in a call or a
+	// reply, with outside knowledge (New York read as JFK): until the user
+	// has answered, a reply or a call resting on a tool's echo of it rests
+	// on the guess.
 	agentGuess bool
 	// echo is the first occurrence in an observation of a call whose own
 	// arguments contained the value.
