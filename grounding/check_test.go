@@ -912,6 +912,11 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, arg: "You may need to contact a human agent for further assistance", where: "even a human agent cannot"},
 		{name: "travel insurance said to be non-refundable", in: say("I want a refund for the travel insurance on H8Q05L.", "I'm sorry, but the travel insurance is non-refundable as per our policy."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "does not make travel insurance non-refundable"},
+		{name: "a certificate's rule said of gift cards", in: say("Why aren't cancellations refunded to gift cards anymore?", "Refunds are processed back to the original payment method. However, for gift cards, the remaining amount is not refundable."),
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction,
+			arg: "However, for gift cards, the remaining amount is not refundable", where: "a travel certificate's"},
+		{name: "a refund to a gift card, stated", in: say("Where does my refund go?", "The refund goes back to your gift card, which cannot be used for anything else."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a refund of insurance refused: says what the agent cannot do", in: say("I want a refund for the travel insurance on H8Q05L.", "I'm sorry, but I cannot process a refund for travel insurance."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "the same refusal after calling insurance non-refundable", in: traj("airline").sys(airlinePolicy).user("I want a refund for the travel insurance on H8Q05L.").
