@@ -265,6 +265,11 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 	if s := c.foundWithoutRead(&d, m.Content, i); s > sev {
 		sev = s
 	}
+	if len(m.ToolCalls) > 0 {
+		if s := c.announcesFailedHandover(&d, i); s > sev {
+			sev = s
+		}
+	}
 	if name, ok := c.callAsText(m.Content); ok {
 		// The agent wrote its call out instead of making it: nothing ran,
 		// and the conversation goes on as if it had.
@@ -366,6 +371,12 @@ func (c *checker) callDecision(i, k int) {
 		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
 		sev = max(sev, sevAmbiguous)
+	}
+	// Or hand over a write that just failed (check_handover.go).
+	if d.Action == ActionTransfer {
+		if s := c.transferAfterFailedWrite(&d, call, int(c.firstCall[i])+k); s > sev {
+			sev = s
+		}
 	}
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
