@@ -1310,6 +1310,30 @@ func TestCheckRetailUnaskedTransfer(t *testing.T) {
 	})
 }
 
+// TestCheckOtherOrderAddress: the user's orders, read with
+// get_order_details, give their shipping addresses, so a reply saying the
+// agent cannot use the address of another order (retail task97, "the
+// policy of not using information from other orders"; task33) is
+// contradicted by the tools.
+func TestCheckOtherOrderAddress(t *testing.T) {
+	reply := func(text string) *Trajectory {
+		return traj("retail").
+			user("I am yusuf_li_7255. Ship #W6750959 to my NYC address instead; my other order already went there.").
+			say(text).build()
+	}
+	runCheckCases(t, []checkCase{
+		{name: "a rule against other orders' addresses", in: reply("I'm sorry, but I must adhere to the policy of not using information from other orders or making assumptions about address details."),
+			msg: 1, call: -1, verdict: VerdictFail, reason: ReasonContradiction, status: StatusContradiction,
+			arg: "I'm sorry, but I must adhere to the policy of not using information from other orders or making assumptions about address details", where: "gives each order's shipping address"},
+		{name: "cannot access them", in: reply("I also can't access address details from recent orders to pre-fill them."),
+			msg: 1, call: -1, verdict: VerdictFail, reason: ReasonContradiction},
+		{name: "proposes it for a yes", in: reply("I can look up the address from your other order and use it once you confirm it is the right one."),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "not without the user's yes", in: reply("I cannot use the address from another order unless you confirm it."),
+			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+	})
+}
+
 func TestCheckNewOrderOffer(t *testing.T) {
 	reply := func(text string) *Trajectory {
 		return traj("retail").
