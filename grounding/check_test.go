@@ -917,6 +917,10 @@ func TestCheckPolicyStatements(t *testing.T) {
 			arg: "However, for gift cards, the remaining amount is not refundable", where: "a travel certificate's"},
 		{name: "a refund to a gift card, stated", in: say("Where does my refund go?", "The refund goes back to your gift card, which cannot be used for anything else."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "the booking's payment rule for a change", in: say("Please change my reservation to business. Can I pay with certificates and gift cards before my card?", "Yes, for a reservation, you can use at most one travel certificate, at most one credit card, and at most three gift cards."),
+			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, where: "a change of flights is paid with one gift card or credit card"},
+		{name: "the booking's payment rule for a booking", in: say("I want to book a new flight. Can I pay with certificates and gift cards?", "Yes, you can use at most one travel certificate, at most one credit card, and at most three gift cards."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a refund of insurance refused: says what the agent cannot do", in: say("I want a refund for the travel insurance on H8Q05L.", "I'm sorry, but I cannot process a refund for travel insurance."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "the same refusal after calling insurance non-refundable", in: traj("airline").sys(airlinePolicy).user("I want a refund for the travel insurance on H8Q05L.").
