@@ -21,6 +21,7 @@ func (c *checker) checkItemOptions(d *DecisionResult, text string, msg int) int 
 	}
 	r := c.rt.itemOptions
 	sev := sevOK
+	h0, h1 := -1, -1 // the lead-in of the list being read, in text
 	for l0 := 0; l0 < len(text); {
 		l1 := strings.IndexByte(text[l0:], '\n')
 		if l1 < 0 {
@@ -29,7 +30,19 @@ func (c *checker) checkItemOptions(d *DecisionResult, text string, msg int) int 
 			l1 += l0
 		}
 		line := text[l0:l1]
-		if strings.IndexByte(line, ':') >= 0 {
+		switch t := strings.TrimRight(line, " \t*"); {
+		case listItem(line):
+			if h0 >= 0 && sev < sevFail {
+				if s := c.leadInItemOptions(d, r, text, h0, h1, l0, line, msg); s > sev {
+					sev = s
+				}
+			}
+		case strings.HasSuffix(t, ":"):
+			h0, h1 = l0+leadInStart(t), l0+len(t)
+		case strings.TrimSpace(line) != "":
+			h0 = -1
+		}
+		if strings.IndexByte(line, ':') >= 0 && sev < sevFail {
 			if s := c.lineItemOptions(d, r, text, l0, line, msg); s > sev {
 				sev = s
 			}
@@ -39,34 +52,90 @@ func (c *checker) checkItemOptions(d *DecisionResult, text string, msg int) int 
 	return sev
 }
 
-// lineItemOptions checks one line of a reply (starting at byte l0).
-func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text string, l0 int, line string, msg int) int {
-	// The one visible item the line names.
-	id, at, m := "", -1, -1
-	var opts map[string]string
-	for i := 0; i < len(line); {
-		if !digitByte(line[i]) || i > 0 && (letterByte(line[i-1]) || digitByte(line[i-1])) {
-			i++
+// leadInStart is where the last sentence of a list's lead-in line t
+// starts: "Your shirt is red. Here are the options:" leads in with its
+// second sentence only.
+func leadInStart(t string) int {
+	for i := len(t) - 2; i > 0; i-- {
+		if (t[i] == '.' || t[i] == '!' || t[i] == '?') && (t[i+1] == ' ' || t[i+1] == '\t') {
+			return i + 2
+		}
+	}
+	return 0
+}
+
+// leadInItemOptions checks a list item naming one item against the
+// options its lead-in says the listed items share ("smaller sizes in the
+// same color (red) and material (cotton) with a crew neck style:" over an
+// item whose record gives style v-neck, retail task107; a lead-in without
+// "same", or with "than", "or" or "current", is not read): a value of one
+// of the item's options, among the values the same record's listing gives
+// that option, said in the lead-in while the item's own value is not,
+// fails (vis.contradiction). Values shorter than three letters ("S", "L")
+// are not read: they are words of prose too.
+func (c *checker) leadInItemOptions(d *DecisionResult, r *ItemOptionsRule, text string, h0, h1, l0 int, line string, msg int) int {
+	id, _, m, opts := c.lineItem(r, line, msg)
+	if id == "" || len(opts) == 0 {
+		return sevOK
+	}
+	lead := asciiLower(text[h0:h1])
+	// Only a lead-in that says the items share its values: "larger than
+	// your current 500ml", "stainless steel or 1000ml" name values the
+	// items need not have.
+	if !wordIn(lead, "same") || wordIn(lead, "than") || wordIn(lead, "or") || wordIn(lead, "current") {
+		return sevOK
+	}
+	items := c.itemsOf(r, m)
+	for k, own := range opts {
+		if wordIn(lead, own) {
 			continue
 		}
-		j := i
-		for j < len(line) && digitByte(line[j]) {
-			j++
+		seen := map[string]bool{optionFold(own): true}
+		for _, o := range items {
+			v, ok := o[k]
+			if !ok || len(v) < 3 || seen[optionFold(v)] {
+				continue
+			}
+			seen[optionFold(v)] = true
+			p := wordAt(lead, v)
+			if p < 0 {
+				continue
+			}
+			a := c.contradictedSpan(h0, text[h0:h1], "says the items it lists have "+k+" "+strconv.Quote(v)+", but item "+id+
+				"'s record (message "+strconv.Itoa(m)+") gives "+k+" "+strconv.Quote(own))
+			content := c.t.Messages[m].Content
+			a.Where.Found, a.Where.Message = "visible", m
+			if q := strings.Index(content, strconv.Quote(own)); q >= 0 {
+				a.Where.Start, a.Where.End = q+1, q+1+len(own)
+			}
+			d.Args = append(d.Args, a)
+			return sevFail
 		}
-		if j-i >= 6 && (j == len(line) || !letterByte(line[j])) {
-			cand := line[i:j]
-			if cand != id {
-				o, om := c.itemOptionsOf(r, cand, msg)
-				if om >= 0 {
-					if id != "" {
-						return sevOK // two items: whose options the line states is not clear
-					}
-					id, at, m, opts = cand, i, om, o
-				}
+	}
+	return sevOK
+}
+
+// wordIn reports whether low (lower-cased) says the option value v as
+// words, spaces and hyphens alike ("crew neck", "crew-neck").
+func wordIn(low, v string) bool { return wordAt(low, v) >= 0 }
+
+// wordAt is where low says v as words (see wordIn), -1 when it does not.
+func wordAt(low, v string) int {
+	lv := asciiLower(v)
+	for _, form := range [...]string{lv, strings.ReplaceAll(lv, " ", "-"), strings.ReplaceAll(lv, "-", " ")} {
+		for p := range occurrences(low, form) {
+			e := p + len(form)
+			if (p == 0 || !letterByte(low[p-1]) && !digitByte(low[p-1])) && (e == len(low) || !letterByte(low[e]) && !digitByte(low[e])) {
+				return p
 			}
 		}
-		i = j
 	}
+	return -1
+}
+
+// lineItemOptions checks one line of a reply (starting at byte l0).
+func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text string, l0 int, line string, msg int) int {
+	id, at, m, opts := c.lineItem(r, line, msg)
 	if id == "" || len(opts) == 0 {
 		return sevOK
 	}
@@ -115,6 +184,38 @@ func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text st
 		}
 	}
 	return sevOK
+}
+
+// lineItem is the one visible item a line names by id: the id, where it
+// is in the line, the message of its record and its options; "" when the
+// line names none or several (whose options the line states is not
+// clear).
+func (c *checker) lineItem(r *ItemOptionsRule, line string, msg int) (id string, at, m int, opts map[string]string) {
+	at, m = -1, -1
+	for i := 0; i < len(line); {
+		if !digitByte(line[i]) || i > 0 && (letterByte(line[i-1]) || digitByte(line[i-1])) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && digitByte(line[j]) {
+			j++
+		}
+		if j-i >= 6 && (j == len(line) || !letterByte(line[j])) {
+			cand := line[i:j]
+			if cand != id {
+				o, om := c.itemOptionsOf(r, cand, msg)
+				if om >= 0 {
+					if id != "" {
+						return "", -1, -1, nil
+					}
+					id, at, m, opts = cand, i, om, o
+				}
+			}
+		}
+		i = j
+	}
+	return id, at, m, opts
 }
 
 // itemOptsMemo is what itemOptionsOf found for one id in the messages

@@ -27,5 +27,17 @@ func TestCheckItemOptions(t *testing.T) {
 			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "a line naming two items", in: reply("- Exchange 9354168549 for 3234800602, Style: Crew Neck"),
 			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		// What the task107 reply actually said: the style was in the
+		// list's lead-in, not the item's line.
+		{name: "a lead-in giving the listed items a style one lacks", in: reply("I found the following smaller sizes in the same color (red) and material (cotton) with a crew neck style:\n\n- Size L (Item ID: 3234800602) - Available, Price: $46.66\n\nWould you like it?"),
+			msg: 3, call: -1, verdict: VerdictFail, reason: ReasonContradiction, status: StatusContradiction,
+			arg:   "I found the following smaller sizes in the same color (red) and material (cotton) with a crew neck style:",
+			where: `says the items it lists have style "crew neck", but item 3234800602's record (message 2) gives style "v-neck"`},
+		{name: "a lead-in the listed item matches", in: reply("I found the following smaller sizes in the same color (red) and material (cotton):\n- Size L (Item ID: 3234800602), Price: $46.66"),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "a lead-in comparing with the current item", in: reply("Here are the variants in the same material but other than your current crew neck style:\n- Size L (Item ID: 3234800602), Price: $46.66"),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		{name: "a lead-in whose sentence before names the current style", in: reply("Your current shirt is a crew neck. These come in the same color (red):\n- Size L (Item ID: 3234800602), Price: $46.66"),
+			msg: 3, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 	})
 }
