@@ -13,7 +13,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.47"
+const EngineVersion = "1.2.48"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string
@@ -334,9 +334,11 @@ type checker struct {
 	// offerMsg the one whose policy claim offered a transfer (a claim
 	// with transfer set), offerNote that claim's note; -1 when none.
 	lastReply, offerMsg int
-	offerNote           string
-	relHits             []relHit
-	relRead             int // c.userMsgs read into relHits
+	// prevReply is the message of the agent text reply before lastReply.
+	prevReply int
+	offerNote string
+	relHits   []relHit
+	relRead   int // c.userMsgs read into relHits
 	// phraseFirst is firstPhrase's memory: per list and phrase, how far
 	// the list was searched and the first message that has it.
 	phraseFirst map[phraseKey]phraseMemo
@@ -517,7 +519,7 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.nowDone = false
 	c.resetRecords()
 	c.reportRead = 0
-	c.lastReply, c.offerMsg, c.offerNote = -1, -1, ""
+	c.lastReply, c.prevReply, c.offerMsg, c.offerNote = -1, -1, -1, ""
 	c.relHits, c.relRead = c.relHits[:0], 0
 	clear(c.phraseFirst)
 	clear(c.numsAt)

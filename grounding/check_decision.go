@@ -277,7 +277,7 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 		d.Reasons = append(d.Reasons, ReasonNoObservation)
 		d.Detail = "a call of " + name + " written as text: the tool never ran"
 	}
-	c.lastReply = i
+	c.prevReply, c.lastReply = c.lastReply, i
 	c.settle(&d, sev)
 	c.res.Decisions = append(c.res.Decisions, d)
 }
@@ -365,8 +365,10 @@ func (c *checker) callDecision(i, k int) {
 		}
 	}
 	// Or carry out the transfer the agent's latest reply offered against
-	// the policy (a human said to be able to grant what it denies).
-	if d.Action == ActionTransfer && c.offerMsg >= 0 && c.offerMsg == c.lastReply {
+	// the policy (a human said to be able to grant what it denies), or
+	// the reply before the one the transfer's own message makes (the
+	// user asked for the human in between: "I'm happy to transfer you").
+	if d.Action == ActionTransfer && c.offerMsg >= 0 && (c.offerMsg == c.lastReply || c.lastReply == i && c.offerMsg == c.prevReply) {
 		ev := againstPolicy("carries out the transfer the reply at message " + strconv.Itoa(c.offerMsg) + " offered: " + c.offerNote)
 		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})

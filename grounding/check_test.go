@@ -1335,6 +1335,18 @@ func TestCheckOtherOrderAddress(t *testing.T) {
 			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 		{name: "not without the user's yes", in: reply("I cannot use the address from another order unless you confirm it."),
 			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
+		// task33: the user then asks for a human, and the transfer carries
+		// the refusal out.
+		{name: "the transfer the user then asked for", in: func() *Trajectory {
+			tr := traj("retail").
+				user("I am yusuf_li_7255. Ship #W6750959 to my NYC address instead; my other order already went there.").
+				say("I also can't access address details from recent orders to pre-fill them.").
+				user("Then transfer me to a human, please.").
+				call("transfer_to_human_agents", `{"summary":"The user wants the address of another order used."}`, "Transfer successful").build()
+			tr.Messages[3].Content, tr.Messages[3].ContentNull = "I'm happy to transfer you.", false
+			return tr
+		}(),
+			msg: 3, call: 0, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "carries out the transfer the reply at message 1 offered"},
 	})
 }
 
