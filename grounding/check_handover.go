@@ -74,7 +74,9 @@ func (c *checker) announcesFailedHandover(d *DecisionResult, i int) int {
 		low := c.lowerContent(i)
 		for s0, end := range sentences(low) {
 			if strings.Contains(low[s0:end], "transfer") {
-				d.Args = append(d.Args, c.unsupportedSpan(s0, m.Content[s0:end], "announces the transfer this message makes: "+c.handoverNote(w)))
+				a := c.unsupportedSpan(s0, m.Content[s0:end], "announces the transfer this message makes: "+c.handoverNote(w))
+				a.Where.Found = "policy"
+				d.Args = append(d.Args, a)
 				return sevAmbiguous
 			}
 		}
