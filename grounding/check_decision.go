@@ -265,6 +265,9 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 	if s := c.foundWithoutRead(&d, m.Content, i); s > sev {
 		sev = s
 	}
+	if s := c.quotedPhrases(&d, m.Content, i); s > sev {
+		sev = s
+	}
 	if len(m.ToolCalls) > 0 {
 		if s := c.announcesFailedHandover(&d, i); s > sev {
 			sev = s

@@ -111,6 +111,12 @@ type Profile struct {
 	// ("basic economy", "no travel insurance"): each named record's own
 	// must agree.
 	RecordFacts []RecordFactRule `json:"record_facts,omitempty"`
+	// QuotedPhrases: a phrase a reply puts in quotes ("The Raven") must
+	// be in a visible message; one no message holds came from outside
+	// knowledge or nowhere, and goes to a human. For domains whose
+	// replies quote what the user or the tools said (customer service),
+	// not code or commands.
+	QuotedPhrases bool `json:"quoted_phrases,omitempty"`
 
 	compiled *profileRuntime
 }
@@ -950,9 +956,14 @@ func hasString(list []string, s string) bool {
 
 func (v profileValidator) document(doc any) error {
 	top, err := v.object("", doc, "name", "version", "description", "domains", "tools_given", "authored", "schemas",
-		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment", "upcoming_total", "item_options", "record_facts")
+		"tools", "kinds", "knowledge", "errors", "workflow", "choice", "choice_actions", "success", "weak", "policy_claims", "allowances", "compensations", "charges", "same_day", "original_payment", "upcoming_total", "item_options", "record_facts", "quoted_phrases")
 	if err != nil {
 		return err
+	}
+	if x, ok := top["quoted_phrases"]; ok {
+		if err := v.boolean("quoted_phrases", x); err != nil {
+			return err
+		}
 	}
 	if err := v.compensations(top["compensations"]); err != nil {
 		return err

@@ -98,6 +98,7 @@ func TestParseProfileErrors(t *testing.T) {
 		{"original payment without method", `{"name": "x", "version": "1", "original_payment": [{"field": "order_id", "history": "payment_history", "phrases": ["original payment method"]}]}`, "original_payment[0].method", "required"},
 		{"record fact without key", `{"name": "x", "version": "1", "record_facts": [{"field": "reservation_id", "value": "basic_economy", "phrases": ["basic economy"]}]}`, "record_facts[0].key", "required"},
 		{"record fact without phrases", `{"name": "x", "version": "1", "record_facts": [{"field": "reservation_id", "key": "cabin", "value": "basic_economy"}]}`, "record_facts[0].phrases", "is required"},
+		{"quoted phrases not a boolean", `{"name": "x", "version": "1", "quoted_phrases": "yes"}`, "quoted_phrases", "true or false"},
 		{"original payment with an unknown key", `{"name": "x", "version": "1", "original_payment": [{"field": "order_id", "history": "h", "method": "m", "phrases": ["p"], "card": "c"}]}`, "original_payment[0].card", "unknown key"},
 		{"policy claim replies_only not a boolean", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "replies_only": "yes", "note": "n"}]}`, "policy_claims[0].replies_only", "true or false"},
 		{"policy claim with not phrases", `{"name": "x", "version": "1", "policy_claims": [{"all": [["a"]], "with": "cannot", "note": "n"}]}`, "policy_claims[0].with", "array"},
