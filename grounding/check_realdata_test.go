@@ -198,7 +198,15 @@ func TestRealAirlineLabels(t *testing.T) {
 	// York read as JFK again). Set 17 was labelled on 1.2.42: 3 of 50 (a
 	// refusal by a rule the policy lacks, a flight to the wrong airport
 	// offered as a change, and "$64 due" for a change that charged 162,
-	// which 1.2.43 fails).
+	// which 1.2.43 fails). Set 18 was labelled on 1.2.44: 5 of 50 ("they
+	// may have more flexibility" and a gift card said to be
+	// non-refundable, which airline profiles 28 and 29 catch; a search
+	// from LAX after the user answered "Los Angeles" to the agent's
+	// "Los Angeles (LAX)", which the engine takes as answered; a
+	// destination change offered; a claim from a search of another day).
+	// Set 19 was labelled on 1.2.49:
+	// 4 of 50 (three offers of a destination change, which the main set
+	// passes in task13-trial0, and a price difference from the new fare).
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		heldOut(t, results, hf)
