@@ -363,7 +363,7 @@ func (c *checker) callDecision(i, k int) {
 	// the policy (a human said to be able to grant what it denies).
 	if d.Action == ActionTransfer && c.offerMsg >= 0 && c.offerMsg == c.lastReply {
 		ev := againstPolicy("carries out the transfer the reply at message " + strconv.Itoa(c.offerMsg) + " offered: " + c.offerNote)
-		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
 		sev = max(sev, sevAmbiguous)
 	}
@@ -588,10 +588,10 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		if f.sev > sev {
 			sev = f.sev
 		}
-		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: argValue(args, l.start, l.start+len(l.raw)), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: l.path, Value: argValue(args, l.start, l.start+len(l.raw)), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
 	}
 	for _, pol := range policy {
-		d.Args = append(d.Args, pol)
+		d.Args = c.argChunks.add(d.Args, pol)
 		if pol.Status == StatusContradiction {
 			sev = max(sev, sevFail)
 		} else {
@@ -881,7 +881,7 @@ func (c *checker) foundWithoutRead(d *DecisionResult, text string, msg int) int 
 			}
 			a := c.contradictedSpan(s0, text[s0:end], "says the user's records were found, but no tool call has returned anything but an error before this reply")
 			a.Where.Found = "tools"
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			return sevFail
 		}
 	}

@@ -54,7 +54,7 @@ func (c *checker) checkRecordFacts(d *DecisionResult, text string, msg int) int 
 				a := c.contradictedSpan(s0, text[s0:end], "states \""+phrase+"\" of "+id+", but its record (message "+
 					strconv.Itoa(m)+") gives "+r.Key+" \""+v+"\"")
 				c.pointAtRecord(&a, id, m)
-				d.Args = append(d.Args, a)
+				d.Args = c.argChunks.add(d.Args, a)
 				sev = max(sev, sevFail)
 				break
 			}

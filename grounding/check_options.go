@@ -110,7 +110,7 @@ func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text st
 			if q := strings.Index(content, strconv.Quote(own)); q >= 0 {
 				a.Where.Start, a.Where.End = q+1, q+1+len(own)
 			}
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			return sevFail
 		}
 	}

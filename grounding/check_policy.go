@@ -27,7 +27,7 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		if r.route != nil && r.route.OfCall {
 			// A booking: its own arguments state the route it books.
 			if why, off := c.offRoute(r.route, record(call.Arguments), call, msg); off {
-				d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+				d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 					Status: StatusUnsupported, Reason: ReasonUnsupported,
 					Where: againstPolicy(fmt.Sprintf("the call books %s; the policy allows %s only when %s", why, call.Name, r.rule))})
 				sev = sevAmbiguous
@@ -59,7 +59,7 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		ev := againstPolicy(fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
 			val, recMsg, why, call.Name, r.rule))
 		ev.Record = c.recordRef(val, recMsg)
-		d.Args = append(d.Args, ArgEvidence{
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{
 			Path:   "policy",
 			Value:  c.vals.quote(val),
 			Role:   RoleFreeText,
@@ -619,7 +619,7 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 			a := c.unsupportedSpan(s0, text[s0:end], note)
 			a.Where.Found, a.Where.Record = "policy", ref
 			a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = sevAmbiguous
 		}
 	}
@@ -761,7 +761,7 @@ func (c *checker) lastFourClaims(d *DecisionResult, text, low string, msg int) i
 			last = j
 			a := c.unsupportedSpan(k, text[k:j+4], "names a card by last four digits no visible payment method shows: only the user said them, which is not the record of the card a write used")
 			a.Where.Found = "policy"
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = sevAmbiguous
 		}
 	}
@@ -1044,11 +1044,11 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			}
 			if pc.fails {
 				a.Status, a.Reason = StatusContradiction, ReasonContradiction
-				d.Args = append(d.Args, a)
+				d.Args = c.argChunks.add(d.Args, a)
 				sev = sevFail
 				continue
 			}
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = max(sev, sevAmbiguous)
 		}
 	}

@@ -145,7 +145,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		if d.Args == nil {
 			d.Args = c.argChunks.take(len(args))
 		}
-		d.Args = append(d.Args, args...)
+		d.Args = c.argChunks.add(d.Args, args...)
 	}
 	clear(args) // drop references to this text's strings
 	c.argScratch = args[:0]
@@ -415,7 +415,7 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		if named == "" || done {
 			continue
 		}
-		d.Args = append(d.Args, c.unsupportedSpan(s0, sentence, "reports a "+named+" action as done; no successful call before it did that"))
+		d.Args = c.argChunks.add(d.Args, c.unsupportedSpan(s0, sentence, "reports a "+named+" action as done; no successful call before it did that"))
 		sev = sevAmbiguous
 	}
 	return sev
@@ -511,7 +511,7 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 			}
 			note += " (earlier tool results not all searched: this trajectory's searches read their limit of " + limit + ")"
 		}
-		d.Args = append(d.Args, c.unsupportedSpan(s0, line, note))
+		d.Args = c.argChunks.add(d.Args, c.unsupportedSpan(s0, line, note))
 		sev = sevAmbiguous
 	}
 	return sev
@@ -803,7 +803,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 		}
 		ev := nowhere()
 		ev.Note = "speaks about the user's " + kr.name + "s while " + strconv.Itoa(unread) + " listed ones were never read"
-		d.Args = append(d.Args, ArgEvidence{Path: "content", Value: c.vals.quote(clip(strings.TrimSpace(text), 80)), Role: RoleFreeText,
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "content", Value: c.vals.quote(clip(strings.TrimSpace(text), 80)), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
 		return sevAmbiguous
 	}

@@ -137,7 +137,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		// write's (task20: "a price difference of $146" for a change that
 		// refunds 414).
 		if a, m := c.unsupportedAmountIn(accepted); a != nil {
-			d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+			d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 				Status: StatusUnsupported, Reason: ReasonUnsupported,
 				Where: againstPolicy("the listing the user accepted (message " + strconv.Itoa(m) + ") states " + strings.Trim(string(a.Value), `"`) +
 					", which nothing visible supports as this write's price: the user accepted a cost it will not have")})
@@ -145,7 +145,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		}
 	}
 	if accepted != nil && conf.priced[call.Name] && sev == sevOK && !c.statesPrice(accepted, conf.unpriced) {
-		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported,
 			Where: againstPolicy("the listing the user accepted at message " + strconv.Itoa(accepted.user) + " states no price: " +
 				call.Name + " charges or refunds the difference, and the user was told no amount")})

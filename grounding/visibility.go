@@ -615,6 +615,31 @@ func (ac *argChunk) take(n int) []ArgEvidence {
 	return ac.a[off : off : off+n]
 }
 
+// add appends a to s, the ArgEvidence of one decision. A full slice that
+// is the chunk's latest handout grows in place (a call's checks append
+// after the evidence of its arguments, typically with nothing taken in
+// between); any other moves into the chunk. Plain append would reallocate
+// the slice at twice its size on the heap, and a pool pass appended past
+// the cap of every write's evidence (the confirmation rule's finding).
+func (ac *argChunk) add(s []ArgEvidence, a ...ArgEvidence) []ArgEvidence {
+	if cap(s)-len(s) < len(a) {
+		s = ac.grow(s, len(a))
+	}
+	return append(s, a...)
+}
+
+// grow returns s with room for n more items, cut from the chunk.
+func (ac *argChunk) grow(s []ArgEvidence, n int) []ArgEvidence {
+	need := len(s) + n - cap(s)
+	if k := len(ac.a); cap(s) > 0 && k >= cap(s) && cap(ac.a)-k >= need && &ac.a[k-1] == &s[:cap(s)][cap(s)-1] {
+		// s ends where the chunk's free part starts: extend it.
+		off := k - cap(s)
+		ac.a = ac.a[:k+need]
+		return ac.a[off : off+len(s) : k+need]
+	}
+	return append(ac.take(len(s)+n), s...)
+}
+
 // rewind makes every chunk free again: the strings cut so far must be dead.
 func (s *scratchSlab) rewind() {
 	s.cur, s.buf, s.n = 0, nil, 0
