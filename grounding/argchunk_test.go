@@ -10,7 +10,7 @@ import (
 // writes over another decision's evidence.
 func TestArgChunkAdd(t *testing.T) {
 	ev := func(i int) ArgEvidence { return ArgEvidence{Path: strconv.Itoa(i)} }
-	var ac argChunk
+	var ac chunk[ArgEvidence]
 	a := ac.take(2)
 	a = ac.add(a, ev(0), ev(1))
 	a = ac.add(a, ev(2)) // past its cap, latest handout: in place

@@ -301,16 +301,18 @@ type checker struct {
 	slab scratchSlab // entry keys and occurrence paths, reused by the next trajectory
 	out  strSlab     // strings the result keeps
 	vals resultBytes // values found in text, which the result keeps
-	// argChunks holds the decisions' ArgEvidence slices
-	argChunks argChunk
-	paths     []string // occurrence paths (occ.path); paths[0] is ""
-	buf       mentionBuf
-	tbuf      mentionBuf // scratch for text being checked
-	rbuf      mentionBuf // the reply of the assistant message being checked
-	sc        textScanner
-	jw        jsonWalker
-	memo      scanMemo // the walker's memo of key and value scans
-	nums      []numOcc
+	// argChunks and reasonChunks hold the decisions' ArgEvidence and
+	// reasons; they are not reset: the results own what was cut.
+	argChunks    chunk[ArgEvidence]
+	reasonChunks chunk[string]
+	paths        []string // occurrence paths (occ.path); paths[0] is ""
+	buf          mentionBuf
+	tbuf         mentionBuf // scratch for text being checked
+	rbuf         mentionBuf // the reply of the assistant message being checked
+	sc           textScanner
+	jw           jsonWalker
+	memo         scanMemo // the walker's memo of key and value scans
+	nums         []numOcc
 	// stated are amounts the agent's replies stated with support.
 	stated   []numOcc
 	kindSets []kindSet // by kindRuntime.idx; see kindSet
@@ -1047,7 +1049,7 @@ func (c *checker) finish() {
 		d.Queued = d.Verdict == VerdictAmbiguous && r.R == 1 && d.Workflow
 		for _, code := range trajReasons {
 			if !hasString(d.Reasons, code) {
-				d.Reasons = append(d.Reasons, code)
+				d.Reasons = c.reasonChunks.add(d.Reasons, code)
 			}
 		}
 		d.Reasons = orderReasons(d.Reasons)

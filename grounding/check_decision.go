@@ -269,7 +269,7 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 		// The agent wrote its call out instead of making it: nothing ran,
 		// and the conversation goes on as if it had.
 		d.E = 0
-		d.Reasons = append(d.Reasons, ReasonNoObservation)
+		d.Reasons = c.reasonChunks.add(d.Reasons, ReasonNoObservation)
 		d.Detail = "a call of " + name + " written as text: the tool never ran"
 	}
 	c.lastReply = i
@@ -337,7 +337,7 @@ func (c *checker) callDecision(i, k int) {
 			sev = s
 		}
 	}
-	d.Reasons = append(d.Reasons, reasons...)
+	d.Reasons = c.reasonChunks.add(d.Reasons, reasons...)
 	if s := c.workflow(&d, ci, call); s > sev {
 		sev = s
 	}
@@ -375,7 +375,7 @@ func (c *checker) callDecision(i, k int) {
 func (c *checker) settle(d *DecisionResult, sev int) {
 	for _, a := range d.Args {
 		if a.Reason != "" && !hasString(d.Reasons, a.Reason) {
-			d.Reasons = append(d.Reasons, a.Reason)
+			d.Reasons = c.reasonChunks.add(d.Reasons, a.Reason)
 		}
 	}
 	flowFail := false

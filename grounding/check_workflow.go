@@ -322,7 +322,7 @@ func stemIn(text, w string) (int, int, bool) {
 func (c *checker) violate(d *DecisionResult, code string, trajectory bool, detail string) {
 	c.res.Violations = append(c.res.Violations, Violation{Code: code, Decision: d.Ordinal, Message: d.Message, Detail: detail, Trajectory: trajectory})
 	if !hasString(d.Reasons, code) {
-		d.Reasons = append(d.Reasons, code)
+		d.Reasons = c.reasonChunks.add(d.Reasons, code)
 	}
 }
 

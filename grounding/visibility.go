@@ -599,45 +599,47 @@ func (r *resultBytes) quote(s string) json.RawMessage {
 	return r.b[off:len(r.b):len(r.b)]
 }
 
-// argChunk hands out the ArgEvidence slices of decisions from shared
-// chunks: each slice is capped at what it was asked for, so appending past
-// it reallocates that decision's slice alone.
-type argChunk struct{ a []ArgEvidence }
+// chunk hands out the slices results keep (decisions' ArgEvidence and
+// reasons) from shared allocations: each slice is capped at what it was
+// asked for, so appending past it with the built-in append reallocates that
+// decision's slice alone.
+type chunk[T any] struct{ a []T }
 
-const argChunkSize = 64
+const chunkLen = 64
 
-func (ac *argChunk) take(n int) []ArgEvidence {
-	if cap(ac.a)-len(ac.a) < n {
-		ac.a = make([]ArgEvidence, 0, max(argChunkSize, n))
+func (ch *chunk[T]) take(n int) []T {
+	if cap(ch.a)-len(ch.a) < n {
+		ch.a = make([]T, 0, max(chunkLen, n))
 	}
-	off := len(ac.a)
-	ac.a = ac.a[:off+n]
-	return ac.a[off : off : off+n]
+	off := len(ch.a)
+	ch.a = ch.a[:off+n]
+	return ch.a[off : off : off+n]
 }
 
-// add appends a to s, the ArgEvidence of one decision. A full slice that
-// is the chunk's latest handout grows in place (a call's checks append
-// after the evidence of its arguments, typically with nothing taken in
-// between); any other moves into the chunk. Plain append would reallocate
-// the slice at twice its size on the heap, and a pool pass appended past
-// the cap of every write's evidence (the confirmation rule's finding).
-func (ac *argChunk) add(s []ArgEvidence, a ...ArgEvidence) []ArgEvidence {
+// add appends a to s, a slice of one decision. A full slice that is the
+// chunk's latest handout grows in place (a call's checks append after the
+// evidence of its arguments, typically with nothing taken in between); any
+// other moves into the chunk. The built-in append would reallocate the
+// slice on the heap at twice its size: a pool pass appended past the cap of
+// every write's evidence (the confirmation rule's finding), and reasons
+// were appended one at a time, one allocation each.
+func (ch *chunk[T]) add(s []T, a ...T) []T {
 	if cap(s)-len(s) < len(a) {
-		s = ac.grow(s, len(a))
+		s = ch.grow(s, len(a))
 	}
 	return append(s, a...)
 }
 
 // grow returns s with room for n more items, cut from the chunk.
-func (ac *argChunk) grow(s []ArgEvidence, n int) []ArgEvidence {
+func (ch *chunk[T]) grow(s []T, n int) []T {
 	need := len(s) + n - cap(s)
-	if k := len(ac.a); cap(s) > 0 && k >= cap(s) && cap(ac.a)-k >= need && &ac.a[k-1] == &s[:cap(s)][cap(s)-1] {
+	if k := len(ch.a); cap(s) > 0 && k >= cap(s) && cap(ch.a)-k >= need && &ch.a[k-1] == &s[:cap(s)][cap(s)-1] {
 		// s ends where the chunk's free part starts: extend it.
 		off := k - cap(s)
-		ac.a = ac.a[:k+need]
-		return ac.a[off : off+len(s) : k+need]
+		ch.a = ch.a[:k+need]
+		return ch.a[off : off+len(s) : k+need]
 	}
-	return append(ac.take(len(s)+n), s...)
+	return append(ch.take(len(s)+n), s...)
 }
 
 // rewind makes every chunk free again: the strings cut so far must be dead.
