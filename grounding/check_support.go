@@ -1020,7 +1020,7 @@ func hasDigit(s string) bool {
 // group on its first number.
 func (c *checker) joinGroup(key []byte, f float64) {
 	h := hashKey(key)
-	g, slot, ok := c.groupAt.find(h, string(key))
+	g, slot, ok := c.groupAt.findBytes(h, key)
 	if !ok {
 		g = int32(len(c.sumGroups))
 		k := c.slab.cut(key)

@@ -137,7 +137,7 @@ type numOcc struct {
 // entryFor returns the entry of a key, if any visible message named it.
 func (c *checker) entryFor(key []byte) (int32, bool) {
 	h := hashKey(key)
-	if id, ok := c.keys.get(h, string(key)); ok {
+	if id, ok := c.keys.getBytes(h, key); ok {
 		return id, true
 	}
 	for _, b := range c.bases {
@@ -309,7 +309,7 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 		}
 		part := m.kind == mIDPart
 		h := hashKey(key)
-		i, slot, seen := bi.occ.find(h, string(key))
+		i, slot, seen := bi.occ.findBytes(h, key)
 		switch {
 		case !seen:
 			bi.occ.insert(slot, h, string(key), int32(len(bi.occs)))
