@@ -391,6 +391,13 @@ type checker struct {
 	// phraseSeen is attrScore's search of user messages for multi-word
 	// attributes, by entry (see attrPhraseSaid).
 	phraseSeen []phraseSeen
+	// scratch of assistant: the keys of values the agent guessed and of
+	// those it introduced without support
+	guessed []string
+	bad     map[string]bool
+	badKeys []string
+	// scratch of workflow: the keys of the call's enum values
+	choices []string
 	// scratch of checkText (never nested)
 	stemBuf    []string
 	found      []checked

@@ -44,23 +44,34 @@ func (c *checker) assistant(i int) {
 	prose := c.decide(i)
 	// Values the agent introduced without support: tool echoes of them will
 	// support nothing.
+	// The keys are cut from the trajectory's scratch slab, and the set and
+	// list are the checker's, reused by every message (bad stays nil when
+	// empty, as indexMentions reads it).
 	var bad map[string]bool
-	var guessed []string
+	guessed := c.guessed[:0]
 	for _, d := range c.res.Decisions[first:] {
 		for _, a := range d.Args {
 			if a.Status == StatusKnowledge && d.Call >= 0 {
-				guessed = append(guessed, valueKeys(string(a.Value))...)
+				guessed = c.appendValueKeys(guessed, string(a.Value))
 			}
 			if a.Status == StatusUnsupported || a.Status == StatusHiddenOnly || a.Status == StatusEcho || a.Status == StatusContradiction {
 				if bad == nil {
-					bad = map[string]bool{}
+					if c.bad == nil {
+						c.bad = map[string]bool{}
+					}
+					clear(c.bad)
+					bad = c.bad
 				}
-				for _, k := range valueKeys(string(a.Value)) {
+				k0 := len(c.badKeys)
+				c.badKeys = c.appendValueKeys(c.badKeys, string(a.Value))
+				for _, k := range c.badKeys[k0:] {
 					bad[k] = true
 				}
+				c.badKeys = c.badKeys[:0]
 			}
 		}
 	}
+	c.guessed = guessed
 	if m.Content != "" {
 		b := &c.rbuf
 		if !prose {
@@ -163,8 +174,9 @@ func decodeJSONString(raw string) (string, bool) {
 	return s, true
 }
 
-// appendValueKeys is valueKeys appending to dst, with the keys cut from
-// the checker's slab.
+// appendValueKeys appends the canonical keys a JSON value can be looked up
+// by to dst, cut from the checker's scratch slab: they live as long as the
+// trajectory's check.
 func (c *checker) appendValueKeys(dst []string, raw string) []string {
 	if len(raw) == 0 {
 		return dst
@@ -199,37 +211,6 @@ func (c *checker) appendValueKeys(dst []string, raw string) []string {
 	}
 	c.keyBuf = b
 	return dst
-}
-
-// valueKeys returns the canonical keys a JSON value can be looked up by.
-func valueKeys(raw string) []string {
-	if len(raw) == 0 {
-		return nil
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if strings.IndexByte(raw, '\\') < 0 {
-			s = raw[1 : len(raw)-1]
-		} else if json.Unmarshal([]byte(raw), &s) != nil {
-			return nil
-		}
-		out := []string{stringKey(s)}
-		if f, ok := parseNumber(s); ok {
-			out = append(out, numberKey(f))
-		}
-		if y, m, d, ok := parseISODate(s); ok {
-			out = append(out, string(appendDateKey(nil, y, m, d)))
-		}
-		return out
-	case 't', 'f', 'n':
-		return []string{stringKey(string(raw))}
-	default:
-		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-			return []string{numberKey(f)}
-		}
-	}
-	return nil
 }
 
 // replyDecision checks an assistant text reply: every id, amount, date and

@@ -83,12 +83,13 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 	// An enum's value ("economy", "one_way") names no listing: the agent's
 	// questions offer every value of it ("basic economy, economy, or
 	// business?"), and a "yes" to one of those is no yes to the write.
-	var choices []string
+	choices := c.choices[:0] // keys cut from the scratch slab
 	for i := range d.Args {
 		if a := &d.Args[i]; a.Role == RoleEnum || a.Role == RoleBoolean {
-			choices = append(choices, valueKeys(string(a.Value))...)
+			choices = c.appendValueKeys(choices, string(a.Value))
 		}
 	}
+	c.choices = choices
 	var parts [4]string
 	for _, k := range ci.argKeys {
 		if slices.Contains(choices, k) {

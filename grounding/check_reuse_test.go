@@ -1,14 +1,15 @@
 package grounding
 
 import (
+	"encoding/json"
 	"strconv"
 	"testing"
 )
 
-// TestArgChunkAdd: a decision's evidence grows in place while it is the
+// TestChunkAdd: a decision's evidence grows in place while it is the
 // chunk's latest handout, moves when another was cut after it, and never
 // writes over another decision's evidence.
-func TestArgChunkAdd(t *testing.T) {
+func TestChunkAdd(t *testing.T) {
 	ev := func(i int) ArgEvidence { return ArgEvidence{Path: strconv.Itoa(i)} }
 	var ac chunk[ArgEvidence]
 	a := ac.take(2)
@@ -47,4 +48,43 @@ func TestArgChunkAdd(t *testing.T) {
 	if len(c) != 2 || c[0].Path != "20" || c[1].Path != "21" {
 		t.Errorf("c = %v", c)
 	}
+}
+
+// TestCheckScratchReuse checks generated trajectories of both domains, then
+// the same again in reverse order on the same goroutine (so on the same
+// pooled checker, its scratch maps, lists and chunks reused across
+// different trajectories), and compares the results: nothing a check
+// leaves behind may change the next one, and a result must not share
+// memory a later check writes.
+func TestCheckScratchReuse(t *testing.T) {
+	var pool []*Trajectory
+	for tr := range Generate(GenOptions{Trajectories: 60, Seed: 7, Kind: "tau"}) {
+		pool = append(pool, tr)
+	}
+	pool = append(pool, benchPool(20)...)
+	first := make([]Result, len(pool))
+	want := make([]string, len(pool))
+	for i, tr := range pool {
+		first[i] = Check(tr, nil)
+		want[i] = resultJSON(t, first[i])
+	}
+	for i := len(pool) - 1; i >= 0; i-- {
+		if got := resultJSON(t, Check(pool[i], nil)); got != want[i] {
+			t.Errorf("trajectory %d (%s): result differs when checked in reverse order", i, pool[i].ID)
+		}
+	}
+	for i := range pool {
+		if got := resultJSON(t, first[i]); got != want[i] {
+			t.Errorf("trajectory %d (%s): result changed after later checks", i, pool[i].ID)
+		}
+	}
+}
+
+func resultJSON(t *testing.T, r Result) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
