@@ -10,6 +10,7 @@ import (
 type factRuntime struct {
 	RecordFactRule
 	phrases []string
+	gate    uint64 // their bit in the reply gate
 }
 
 // factGuards are the words that, right before a fact's phrase, make the
@@ -32,7 +33,7 @@ func (c *checker) checkRecordFacts(d *DecisionResult, text string, msg int) int 
 	sev := sevOK
 	for i := range c.rt.facts {
 		r := &c.rt.facts[i]
-		if !containsAny(low, r.phrases) {
+		if !c.mayHold(text, msg, r.gate) || !containsAny(low, r.phrases) {
 			continue
 		}
 		x := c.recordsBefore(r.Field, msg)
