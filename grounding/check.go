@@ -299,7 +299,10 @@ type checker struct {
 	keys keyTable // canonical key → index in ents
 	ents []entry
 	slab scratchSlab // entry keys and occurrence paths, reused by the next trajectory
-	out  strSlab     // strings the result keeps
+	// out holds the strings results keep; like the chunks it is not reset
+	// between trajectories: a new slab per trajectory, doubling from 256
+	// bytes, allocated half again what the paths took.
+	out  strSlab
 	vals resultBytes // values found in text, which the result keeps
 	// argChunks and reasonChunks hold the decisions' ArgEvidence and
 	// reasons; they are not reset: the results own what was cut.
@@ -476,7 +479,6 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.keys.reset()
 	c.ents = c.ents[:0]
 	c.slab.rewind()
-	c.out.reset()
 	clear(c.paths)
 	c.paths = append(c.paths[:0], "")
 	c.nums = c.nums[:0]
