@@ -421,7 +421,8 @@ type checker struct {
 	keyStore  []string
 	pathStore []pathKey
 
-	lows []lowText // per message, made on demand (lowOf)
+	lows   []lowText // per message, made on demand (lowOf)
+	lowBuf []byte    // scratch of lowOf
 
 	hidden     keyTable // key → index in hiddenOccs, built on first need
 	hiddenOccs []hiddenOcc

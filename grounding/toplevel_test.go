@@ -96,3 +96,23 @@ func TestTopLevelValueAgrees(t *testing.T) {
 	}
 	t.Logf("%d strings", n)
 }
+
+// TestAppendLowerAgrees holds appendLower to strings.ToLower on text with
+// every kind of byte: ASCII, multi-byte letters that lower (É, Σ, İ),
+// ones that do not (’, —, emoji), and invalid UTF-8.
+func TestAppendLowerAgrees(t *testing.T) {
+	parts := []string{"A", "z", " ", "É", "é", "Σ", "İ", "K", "’", "—", "😀", "\xff", "\xe2\x80", "\xed\xa0\x80", "ǅ", "ẞ", "Ⅻ"}
+	var gen func(s string, left int)
+	gen = func(s string, left int) {
+		if got, want := string(appendLower(nil, s)), strings.ToLower(s); got != want {
+			t.Fatalf("appendLower(%q) = %q, want %q", s, got, want)
+		}
+		if left == 0 {
+			return
+		}
+		for _, p := range parts {
+			gen(s+p, left-1)
+		}
+	}
+	gen("", 3)
+}

@@ -1088,8 +1088,15 @@ func (c *checker) lowOf(msg int) *lowText {
 			// Only this trajectory's checks read it: lower it into the
 			// scratch slab rather than a string of its own.
 			lt.low = c.slab.cutLower(content)
+		} else if lt.ascii {
+			lt.low = content // nothing to lower
 		} else {
-			lt.low = strings.ToLower(content) // content itself when nothing changes
+			// strings.ToLower, into the scratch slab as above; content
+			// itself when nothing changes.
+			c.lowBuf = appendLower(c.lowBuf[:0], content)
+			if lt.low = content; string(c.lowBuf) != content {
+				lt.low = c.slab.cut(c.lowBuf)
+			}
 		}
 	}
 	return lt
