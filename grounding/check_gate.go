@@ -151,7 +151,7 @@ func (c *checker) gate(msg int) *replyGate {
 	lt := c.lowOf(msg)
 	b := gr.dfa.scan(lt.low)
 	if !lt.ascii {
-		if f := lt.foldOf(c.t.Messages[msg].Content); f != lt.low {
+		if f := lt.foldOf(c.t.Messages[msg].Content, &c.slab); f != lt.low {
 			b2 := gr.dfa.scan(f)
 			b.has, b.held = b.has|b2.has, b.held|b2.held
 		}

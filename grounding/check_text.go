@@ -775,7 +775,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	if lt := c.lowOf(msg); text == c.t.Messages[msg].Content {
 		low = lt.low
 		if !lt.ascii {
-			fold = lt.foldOf(text)
+			fold = lt.foldOf(text, &c.slab)
 		}
 	} else { // a free-text argument named content
 		fold, low = asciiLower(text), strings.ToLower(text)

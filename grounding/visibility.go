@@ -561,7 +561,7 @@ func (s *scratchSlab) cutString(p string) string {
 	return s.cut(unsafe.Slice(unsafe.StringData(p), len(p)))
 }
 
-// cutLower is cutString of an ASCII p with its letters lowered.
+// cutLower is cutString of p with its ASCII letters lowered (asciiLower).
 func (s *scratchSlab) cutLower(p string) string {
 	out := s.cutString(p)
 	if out == "" {
@@ -1050,13 +1050,17 @@ type lowText struct {
 }
 
 // foldOf returns asciiLower(content) of the message lt is for: for ASCII
-// text that is what strings.ToLower made.
-func (lt *lowText) foldOf(content string) string {
+// text that is what strings.ToLower made. Like low, a fold is read only by
+// this trajectory's checks: it is cut from the scratch slab.
+func (lt *lowText) foldOf(content string, slab *scratchSlab) string {
 	if !lt.folded {
-		if lt.ascii {
+		switch {
+		case lt.ascii:
 			lt.fold = lt.low
-		} else {
-			lt.fold = asciiLower(content)
+		case lt.upper:
+			lt.fold = slab.cutLower(content)
+		default:
+			lt.fold = content
 		}
 		lt.folded = true
 	}
@@ -1067,7 +1071,7 @@ func (lt *lowText) foldOf(content string) string {
 // cached fold of message msg's content when text is that content.
 func (c *checker) textLower(text string, msg int) string {
 	if text == c.t.Messages[msg].Content {
-		return c.lowOf(msg).foldOf(text)
+		return c.lowOf(msg).foldOf(text, &c.slab)
 	}
 	return asciiLower(text)
 }
