@@ -384,7 +384,10 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		if lowText != "" {
 			low = lowText[start:end]
 		} else {
-			low = strings.ToLower(sentence)
+			// strings.ToLower, into the scratch slab: only reportsDone
+			// reads it.
+			c.lowBuf = appendLower(c.lowBuf[:0], sentence)
+			low = c.slab.cut(c.lowBuf)
 		}
 		if end < len(text) {
 			end++
