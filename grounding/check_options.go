@@ -137,7 +137,7 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 	if !ok || msg < memo.upTo {
 		memo = itemOptsMemo{m: -1}
 	}
-	quoted, key := strconv.Quote(id), strconv.Quote(r.Options)
+	quoted, key := quote(id), quote(r.Options)
 	for i := msg - 1; i >= memo.upTo; i-- {
 		m := &c.t.Messages[i]
 		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) || !strings.Contains(m.Content, key) {

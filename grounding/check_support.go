@@ -86,7 +86,7 @@ func (c *checker) visibleEvidence(o occ, raw string) (Evidence, bool) {
 }
 
 func (c *checker) describeNorm(n normKind, text, raw string) string {
-	q := strconv.Quote(text)
+	q := quote(text)
 	switch n {
 	case nkMoney:
 		return q + " → " + raw + " ($ amount)"
@@ -261,7 +261,7 @@ func (c *checker) stringKeyCut(s string) string {
 // quoteOut is strconv.Quote(s) cut from the result's slab: the raw form of
 // a value found in text, which evidence may quote.
 func (c *checker) quoteOut(s string) string {
-	c.keyBuf = strconv.AppendQuote(c.keyBuf[:0], s)
+	c.keyBuf = appendQuote(c.keyBuf[:0], s)
 	return c.out.cut(c.keyBuf)
 }
 

@@ -336,7 +336,7 @@ func (c *checker) keyedSupport(key, span string, msg int, role string) finding {
 		vis := c.spanText(o)
 		if !strings.EqualFold(vis, span) {
 			f.status, f.reason = StatusNormalized, ReasonNormalized
-			ev.Normalization = strconv.Quote(vis) + " ~ " + strconv.Quote(span) + " (" + key[2:] + ")"
+			ev.Normalization = quote(vis) + " ~ " + quote(span) + " (" + key[2:] + ")"
 			f.ev = ev
 		} else {
 			f.ev.Normalization = ""

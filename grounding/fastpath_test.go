@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -115,4 +116,22 @@ func TestAppendLowerAgrees(t *testing.T) {
 		}
 	}
 	gen("", 3)
+}
+
+// TestQuoteAgrees holds appendQuote and quote to strconv on every byte and
+// on strings mixing plain and escaped ones.
+func TestQuoteAgrees(t *testing.T) {
+	var cases []string
+	for b := 0; b < 256; b++ {
+		cases = append(cases, string([]byte{byte(b)}), "ab"+string([]byte{byte(b)})+"cd")
+	}
+	cases = append(cases, "", "flights[0]", "W7510987", `say "hi"`, `a\b`, "tab\there", "café", "’", "\u2028", "\x7f", "~ ")
+	for _, s := range cases {
+		if got, want := string(appendQuote([]byte("x"), s)), strconv.AppendQuote([]byte("x"), s); got != string(want) {
+			t.Errorf("appendQuote(%q) = %s, want %s", s, got, want)
+		}
+		if got, want := quote(s), strconv.Quote(s); got != want {
+			t.Errorf("quote(%q) = %s, want %s", s, got, want)
+		}
+	}
 }
