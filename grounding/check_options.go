@@ -144,11 +144,9 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 			continue
 		}
 		if o, ok := c.itemsOf(r, i)[id]; ok {
-			opts := make(map[string]string, len(o))
-			for k, x := range o {
-				opts[k] = x
-			}
-			memo.opts, memo.m = opts, i
+			// Shared with itemsOf's index, which nothing writes once made:
+			// the checks only read options.
+			memo.opts, memo.m = o, i
 			break
 		}
 	}
