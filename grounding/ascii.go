@@ -133,14 +133,6 @@ func appendQuote(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// quote is strconv.Quote(s), as appendQuote.
-func quote(s string) string {
-	if !plainQuote(s) {
-		return strconv.Quote(s)
-	}
-	return `"` + s + `"`
-}
-
 // plainQuote reports whether strconv.Quote(s) is s between quotes: every
 // byte printable ASCII (' ' to '~'), none a quote or a backslash.
 func plainQuote(s string) bool {

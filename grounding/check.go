@@ -421,8 +421,9 @@ type checker struct {
 	keyStore  []string
 	pathStore []pathKey
 
-	lows   []lowText // per message, made on demand (lowOf)
-	lowBuf []byte    // scratch of lowOf
+	lows     []lowText // per message, made on demand (lowOf)
+	lowBuf   []byte    // scratch of lowOf
+	quoteBuf []byte    // scratch of quoteTmp
 
 	hidden     keyTable // key → index in hiddenOccs, built on first need
 	hiddenOccs []hiddenOcc

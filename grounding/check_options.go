@@ -137,7 +137,7 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 	if !ok || msg < memo.upTo {
 		memo = itemOptsMemo{m: -1}
 	}
-	quoted, key := quote(id), quote(r.Options)
+	quoted, key := c.quoteTmp(id), c.quoteTmp(r.Options) // searched for only
 	for i := msg - 1; i >= memo.upTo; i-- {
 		m := &c.t.Messages[i]
 		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) || !strings.Contains(m.Content, key) {

@@ -86,7 +86,7 @@ func (c *checker) visibleEvidence(o occ, raw string) (Evidence, bool) {
 }
 
 func (c *checker) describeNorm(n normKind, text, raw string) string {
-	q := quote(text)
+	q := c.quoteTmp(text) // every branch copies it into a new string
 	switch n {
 	case nkMoney:
 		return q + " → " + raw + " ($ amount)"
@@ -263,6 +263,14 @@ func (c *checker) stringKeyCut(s string) string {
 func (c *checker) quoteOut(s string) string {
 	c.keyBuf = appendQuote(c.keyBuf[:0], s)
 	return c.out.cut(c.keyBuf)
+}
+
+// quoteTmp is strconv.Quote(s) cut from the scratch slab: for quoted text
+// that is searched for, or copied into a longer string, never kept as it
+// is. Quoting into a new string cost an allocation each time.
+func (c *checker) quoteTmp(s string) string {
+	c.quoteBuf = appendQuote(c.quoteBuf[:0], s)
+	return c.slab.cut(c.quoteBuf)
 }
 
 func (c *checker) numberKeyCut(f float64) string {

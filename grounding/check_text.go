@@ -336,7 +336,7 @@ func (c *checker) keyedSupport(key, span string, msg int, role string) finding {
 		vis := c.spanText(o)
 		if !strings.EqualFold(vis, span) {
 			f.status, f.reason = StatusNormalized, ReasonNormalized
-			ev.Normalization = quote(vis) + " ~ " + quote(span) + " (" + key[2:] + ")"
+			ev.Normalization = c.quoteTmp(vis) + " ~ " + c.quoteTmp(span) + " (" + key[2:] + ")"
 			f.ev = ev
 		} else {
 			f.ev.Normalization = ""
