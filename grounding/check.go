@@ -299,18 +299,23 @@ type checker struct {
 	keys keyTable // canonical key → index in ents
 	ents []entry
 	slab scratchSlab // entry keys and occurrence paths, reused by the next trajectory
-	out  strSlab     // strings the result keeps
+	// out holds the strings results keep; like the chunks it is not reset
+	// between trajectories: a new slab per trajectory, doubling from 256
+	// bytes, allocated half again what the paths took.
+	out  strSlab
 	vals resultBytes // values found in text, which the result keeps
-	// argChunks holds the decisions' ArgEvidence slices
-	argChunks argChunk
-	paths     []string // occurrence paths (occ.path); paths[0] is ""
-	buf       mentionBuf
-	tbuf      mentionBuf // scratch for text being checked
-	rbuf      mentionBuf // the reply of the assistant message being checked
-	sc        textScanner
-	jw        jsonWalker
-	memo      scanMemo // the walker's memo of key and value scans
-	nums      []numOcc
+	// argChunks and reasonChunks hold the decisions' ArgEvidence and
+	// reasons; they are not reset: the results own what was cut.
+	argChunks    chunk[ArgEvidence]
+	reasonChunks chunk[string]
+	paths        []string // occurrence paths (occ.path); paths[0] is ""
+	buf          mentionBuf
+	tbuf         mentionBuf // scratch for text being checked
+	rbuf         mentionBuf // the reply of the assistant message being checked
+	sc           textScanner
+	jw           jsonWalker
+	memo         scanMemo // the walker's memo of key and value scans
+	nums         []numOcc
 	// stated are amounts the agent's replies stated with support.
 	stated   []numOcc
 	kindSets []kindSet // by kindRuntime.idx; see kindSet
@@ -391,6 +396,13 @@ type checker struct {
 	// phraseSeen is attrScore's search of user messages for multi-word
 	// attributes, by entry (see attrPhraseSaid).
 	phraseSeen []phraseSeen
+	// scratch of assistant: the keys of values the agent guessed and of
+	// those it introduced without support
+	guessed []string
+	bad     map[string]bool
+	badKeys []string
+	// scratch of workflow: the keys of the call's enum values
+	choices []string
 	// scratch of checkText (never nested)
 	stemBuf    []string
 	found      []checked
@@ -411,7 +423,9 @@ type checker struct {
 	keyStore  []string
 	pathStore []pathKey
 
-	lows []lowText // per message, made on demand (lowOf)
+	lows     []lowText // per message, made on demand (lowOf)
+	lowBuf   []byte    // scratch of lowOf
+	quoteBuf []byte    // scratch of quoteTmp
 
 	hidden     keyTable // key → index in hiddenOccs, built on first need
 	hiddenOccs []hiddenOcc
@@ -469,7 +483,6 @@ func (c *checker) reset(t *Trajectory, p *Profile) {
 	c.keys.reset()
 	c.ents = c.ents[:0]
 	c.slab.rewind()
-	c.out.reset()
 	clear(c.paths)
 	c.paths = append(c.paths[:0], "")
 	c.nums = c.nums[:0]
@@ -1049,7 +1062,7 @@ func (c *checker) finish() {
 		d.Queued = d.Verdict == VerdictAmbiguous && r.R == 1 && d.Workflow
 		for _, code := range trajReasons {
 			if !hasString(d.Reasons, code) {
-				d.Reasons = append(d.Reasons, code)
+				d.Reasons = c.reasonChunks.add(d.Reasons, code)
 			}
 		}
 		d.Reasons = orderReasons(d.Reasons)

@@ -330,7 +330,7 @@ func (c *checker) allowanceClaims(d *DecisionResult, text, low string, msg int) 
 			if tierMsg >= 0 {
 				ev.Where.Record = tierRef(c.t.Messages[tierMsg].Content, a.Tier, ctx.rawTier, tierMsg)
 			}
-			d.Args = append(d.Args, ev)
+			d.Args = c.argChunks.add(d.Args, ev)
 			sev = sevAmbiguous
 		}
 	}

@@ -59,7 +59,7 @@ func (c *checker) checkCharges(d *DecisionResult, text string, msg int) int {
 				" (message "+strconv.Itoa(write.obs)+") records a refund of "+formatAmount(-paid[len(paid)-1]))
 			a.Where.Found, a.Where.Message = "visible", write.obs
 			c.pointAtHistory(&a, write)
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = max(sev, sevAmbiguous)
 			continue
 		}
@@ -110,7 +110,7 @@ func (c *checker) unpaidMethod(d *DecisionResult, text string, s0, end int, rule
 		" (message "+strconv.Itoa(write.obs)+") records no payment by it")
 	a.Where.Found, a.Where.Message = "visible", write.obs
 	c.pointAtHistory(&a, write)
-	d.Args = append(d.Args, a)
+	d.Args = c.argChunks.add(d.Args, a)
 	return sevFail, true
 }
 
@@ -169,7 +169,7 @@ func (c *checker) checkCharge(d *DecisionResult, text string, as, ae int, v floa
 			return sevFail
 		}
 	}
-	d.Args = append(d.Args, a)
+	d.Args = c.argChunks.add(d.Args, a)
 	return sevFail
 }
 

@@ -44,23 +44,34 @@ func (c *checker) assistant(i int) {
 	prose := c.decide(i)
 	// Values the agent introduced without support: tool echoes of them will
 	// support nothing.
+	// The keys are cut from the trajectory's scratch slab, and the set and
+	// list are the checker's, reused by every message (bad stays nil when
+	// empty, as indexMentions reads it).
 	var bad map[string]bool
-	var guessed []string
+	guessed := c.guessed[:0]
 	for _, d := range c.res.Decisions[first:] {
 		for _, a := range d.Args {
 			if a.Status == StatusKnowledge {
-				guessed = append(guessed, valueKeys(string(a.Value))...)
+				guessed = c.appendValueKeys(guessed, string(a.Value))
 			}
 			if a.Status == StatusUnsupported || a.Status == StatusHiddenOnly || a.Status == StatusEcho || a.Status == StatusContradiction {
 				if bad == nil {
-					bad = map[string]bool{}
+					if c.bad == nil {
+						c.bad = map[string]bool{}
+					}
+					clear(c.bad)
+					bad = c.bad
 				}
-				for _, k := range valueKeys(string(a.Value)) {
+				k0 := len(c.badKeys)
+				c.badKeys = c.appendValueKeys(c.badKeys, string(a.Value))
+				for _, k := range c.badKeys[k0:] {
 					bad[k] = true
 				}
+				c.badKeys = c.badKeys[:0]
 			}
 		}
 	}
+	c.guessed = guessed
 	if m.Content != "" {
 		b := &c.rbuf
 		if !prose {
@@ -163,8 +174,9 @@ func decodeJSONString(raw string) (string, bool) {
 	return s, true
 }
 
-// appendValueKeys is valueKeys appending to dst, with the keys cut from
-// the checker's slab.
+// appendValueKeys appends the canonical keys a JSON value can be looked up
+// by to dst, cut from the checker's scratch slab: they live as long as the
+// trajectory's check.
 func (c *checker) appendValueKeys(dst []string, raw string) []string {
 	if len(raw) == 0 {
 		return dst
@@ -199,37 +211,6 @@ func (c *checker) appendValueKeys(dst []string, raw string) []string {
 	}
 	c.keyBuf = b
 	return dst
-}
-
-// valueKeys returns the canonical keys a JSON value can be looked up by.
-func valueKeys(raw string) []string {
-	if len(raw) == 0 {
-		return nil
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if strings.IndexByte(raw, '\\') < 0 {
-			s = raw[1 : len(raw)-1]
-		} else if json.Unmarshal([]byte(raw), &s) != nil {
-			return nil
-		}
-		out := []string{stringKey(s)}
-		if f, ok := parseNumber(s); ok {
-			out = append(out, numberKey(f))
-		}
-		if y, m, d, ok := parseISODate(s); ok {
-			out = append(out, string(appendDateKey(nil, y, m, d)))
-		}
-		return out
-	case 't', 'f', 'n':
-		return []string{stringKey(string(raw))}
-	default:
-		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-			return []string{numberKey(f)}
-		}
-	}
-	return nil
 }
 
 // replyDecision checks an assistant text reply: every id, amount, date and
@@ -277,7 +258,7 @@ func (c *checker) replyDecision(i int, prescanned bool) {
 		// The agent wrote its call out instead of making it: nothing ran,
 		// and the conversation goes on as if it had.
 		d.E = 0
-		d.Reasons = append(d.Reasons, ReasonNoObservation)
+		d.Reasons = c.reasonChunks.add(d.Reasons, ReasonNoObservation)
 		d.Detail = "a call of " + name + " written as text: the tool never ran"
 	}
 	c.prevReply, c.lastReply = c.lastReply, i
@@ -345,7 +326,7 @@ func (c *checker) callDecision(i, k int) {
 			sev = s
 		}
 	}
-	d.Reasons = append(d.Reasons, reasons...)
+	d.Reasons = c.reasonChunks.add(d.Reasons, reasons...)
 	if s := c.workflow(&d, ci, call); s > sev {
 		sev = s
 	}
@@ -373,7 +354,7 @@ func (c *checker) callDecision(i, k int) {
 	// user asked for the human in between: "I'm happy to transfer you").
 	if d.Action == ActionTransfer && c.offerMsg >= 0 && (c.offerMsg == c.lastReply || c.lastReply == i && c.offerMsg == c.prevReply) {
 		ev := againstPolicy("carries out the transfer the reply at message " + strconv.Itoa(c.offerMsg) + " offered: " + c.offerNote)
-		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
 		sev = max(sev, sevAmbiguous)
 	}
@@ -391,7 +372,7 @@ func (c *checker) callDecision(i, k int) {
 func (c *checker) settle(d *DecisionResult, sev int) {
 	for _, a := range d.Args {
 		if a.Reason != "" && !hasString(d.Reasons, a.Reason) {
-			d.Reasons = append(d.Reasons, a.Reason)
+			d.Reasons = c.reasonChunks.add(d.Reasons, a.Reason)
 		}
 	}
 	flowFail := false
@@ -604,10 +585,10 @@ func (c *checker) checkArgs(d *DecisionResult, ci *callInfo, call *ToolCall, sch
 		if f.sev > sev {
 			sev = f.sev
 		}
-		d.Args = append(d.Args, ArgEvidence{Path: l.path, Value: argValue(args, l.start, l.start+len(l.raw)), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: l.path, Value: argValue(args, l.start, l.start+len(l.raw)), Role: ap.Role, Status: f.status, Reason: f.reason, Where: f.ev})
 	}
 	for _, pol := range policy {
-		d.Args = append(d.Args, pol)
+		d.Args = c.argChunks.add(d.Args, pol)
 		if pol.Status == StatusContradiction {
 			sev = max(sev, sevFail)
 		} else {
@@ -897,7 +878,7 @@ func (c *checker) foundWithoutRead(d *DecisionResult, text string, msg int) int 
 			}
 			a := c.contradictedSpan(s0, text[s0:end], "says the user's records were found, but no tool call has returned anything but an error before this reply")
 			a.Where.Found = "tools"
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			return sevFail
 		}
 	}

@@ -10,6 +10,7 @@ import (
 type factRuntime struct {
 	RecordFactRule
 	phrases []string
+	gate    uint64 // their bit in the reply gate
 }
 
 // factGuards are the words that, right before a fact's phrase, make the
@@ -32,7 +33,7 @@ func (c *checker) checkRecordFacts(d *DecisionResult, text string, msg int) int 
 	sev := sevOK
 	for i := range c.rt.facts {
 		r := &c.rt.facts[i]
-		if !containsAny(low, r.phrases) {
+		if !c.mayHold(text, msg, r.gate) || !containsAny(low, r.phrases) {
 			continue
 		}
 		x := c.recordsBefore(r.Field, msg)
@@ -54,7 +55,7 @@ func (c *checker) checkRecordFacts(d *DecisionResult, text string, msg int) int 
 				a := c.contradictedSpan(s0, text[s0:end], "states \""+phrase+"\" of "+id+", but its record (message "+
 					strconv.Itoa(m)+") gives "+r.Key+" \""+v+"\"")
 				c.pointAtRecord(&a, id, m)
-				d.Args = append(d.Args, a)
+				d.Args = c.argChunks.add(d.Args, a)
 				sev = max(sev, sevFail)
 				break
 			}

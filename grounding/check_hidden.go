@@ -53,7 +53,7 @@ func (c *checker) buildHidden() {
 		for i := range b.ms {
 			key := b.key(&b.ms[i])
 			hk := hashKey(key)
-			j, slot, ok := c.hidden.find(hk, string(key))
+			j, slot, ok := c.hidden.findBytes(hk, key)
 			switch {
 			case !ok:
 				c.hidden.insert(slot, hk, c.slab.cut(key), int32(len(c.hiddenOccs)))

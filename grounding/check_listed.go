@@ -67,7 +67,7 @@ func (c *checker) listedPriceMismatch(d *DecisionResult, ci *callInfo, call *Too
 	}
 	note := "the listing the user accepted (message " + strconv.Itoa(listing) + ") states " + strings.Join(stated, ", ") +
 		"; the " + call.Name + " it confirmed " + what + formatAmount(last) + " (message " + strconv.Itoa(ci.obs) + "): the user accepted a price the write did not keep"
-	d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+	d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 		Status: StatusUnsupported, Reason: ReasonUnsupported, Where: againstPolicy(note)})
 	// The listing reply, already decided, goes to a human too.
 	for k := len(c.res.Decisions) - 1; k >= 0; k-- {

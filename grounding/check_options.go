@@ -179,7 +179,7 @@ func (c *checker) lineItemOptions(d *DecisionResult, r *ItemOptionsRule, text st
 			if q := strings.Index(content, strconv.Quote(own)); q >= 0 {
 				a.Where.Start, a.Where.End = q+1, q+1+len(own)
 			}
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			return sevFail
 		}
 	}
@@ -238,18 +238,16 @@ func (c *checker) itemOptionsOf(r *ItemOptionsRule, id string, msg int) (map[str
 	if !ok || msg < memo.upTo {
 		memo = itemOptsMemo{m: -1}
 	}
-	quoted, key := strconv.Quote(id), strconv.Quote(r.Options)
+	quoted, key := c.quoteTmp(id), c.quoteTmp(r.Options) // searched for only
 	for i := msg - 1; i >= memo.upTo; i-- {
 		m := &c.t.Messages[i]
 		if m.Role != RoleTool || m.IsHidden() || c.isError(m) || !strings.Contains(m.Content, quoted) || !strings.Contains(m.Content, key) {
 			continue
 		}
 		if o, ok := c.itemsOf(r, i)[id]; ok {
-			opts := make(map[string]string, len(o))
-			for k, x := range o {
-				opts[k] = x
-			}
-			memo.opts, memo.m = opts, i
+			// Shared with itemsOf's index, which nothing writes once made:
+			// the checks only read options.
+			memo.opts, memo.m = o, i
 			break
 		}
 	}

@@ -104,7 +104,7 @@ func (c *checker) checkOriginalPayment(d *DecisionResult, text string, msg int) 
 					a.Where.JSONPath = r.History
 				}
 			}
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = max(sev, sevFail)
 		}
 	}

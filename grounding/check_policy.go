@@ -27,7 +27,7 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		if r.route != nil && r.route.OfCall {
 			// A booking: its own arguments state the route it books.
 			if why, off := c.offRoute(r.route, record(call.Arguments), call, msg); off {
-				d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+				d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 					Status: StatusUnsupported, Reason: ReasonUnsupported,
 					Where: againstPolicy(fmt.Sprintf("the call books %s; the policy allows %s only when %s", why, call.Name, r.rule))})
 				sev = sevAmbiguous
@@ -59,7 +59,7 @@ func (c *checker) conditions(d *DecisionResult, call *ToolCall, msg int) int {
 		ev := againstPolicy(fmt.Sprintf("the record of %s (message %d) shows %s; the policy allows %s only when %s",
 			val, recMsg, why, call.Name, r.rule))
 		ev.Record = c.recordRef(val, recMsg)
-		d.Args = append(d.Args, ArgEvidence{
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{
 			Path:   "policy",
 			Value:  c.vals.quote(val),
 			Role:   RoleFreeText,
@@ -619,7 +619,7 @@ func (c *checker) conditionClaims(d *DecisionResult, field, text, low string, ms
 			a := c.unsupportedSpan(s0, text[s0:end], note)
 			a.Where.Found, a.Where.Record = "policy", ref
 			a.Path = field + a.Path[strings.IndexByte(a.Path, '['):]
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = sevAmbiguous
 		}
 	}
@@ -761,7 +761,7 @@ func (c *checker) lastFourClaims(d *DecisionResult, text, low string, msg int) i
 			last = j
 			a := c.unsupportedSpan(k, text[k:j+4], "names a card by last four digits no visible payment method shows: only the user said them, which is not the record of the card a write used")
 			a.Where.Found = "policy"
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = sevAmbiguous
 		}
 	}
@@ -852,6 +852,12 @@ func (r record) text(key string) string {
 func topLevelValue(s, key string) (string, bool) {
 	depth := 0
 	for i := 0; i < len(s); i++ {
+		// Most bytes are none of the five it acts on: one table look-up
+		// passes them (the policy rules read whole records this way, 2% of
+		// checking the real airline log).
+		if !jsonStop[s[i]] {
+			continue
+		}
 		switch s[i] {
 		case '{', '[':
 			depth++
@@ -862,7 +868,7 @@ func topLevelValue(s, key string) (string, bool) {
 			if j < 0 {
 				return "", false
 			}
-			if depth == 1 {
+			if depth == 1 && j-i-1 == len(key) {
 				k := skipSpace(s, j+1)
 				if k < len(s) && s[k] == ':' && s[i+1:j] == key {
 					start := skipSpace(s, k+1)
@@ -879,15 +885,27 @@ func topLevelValue(s, key string) (string, bool) {
 	return "", false
 }
 
-// stringEnd is the index of the quote closing the string that opens at i.
+// jsonStop marks the bytes topLevelValue acts on.
+var jsonStop = [256]bool{'{': true, '[': true, '}': true, ']': true, '"': true}
+
+// stringEnd is the index of the quote closing the string that opens at i:
+// the first quote after it that an odd run of backslashes does not escape
+// (a backslash escapes the byte after it, a backslash too).
 func stringEnd(s string, i int) int {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
-			return j
+	for j := i + 1; j <= len(s); {
+		q := strings.IndexByte(s[j:], '"')
+		if q < 0 {
+			return -1
 		}
+		q += j
+		b := q
+		for b > i+1 && s[b-1] == '\\' {
+			b--
+		}
+		if (q-b)%2 == 0 {
+			return q
+		}
+		j = q + 1
 	}
 	return -1
 }
@@ -1044,11 +1062,11 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			}
 			if pc.fails {
 				a.Status, a.Reason = StatusContradiction, ReasonContradiction
-				d.Args = append(d.Args, a)
+				d.Args = c.argChunks.add(d.Args, a)
 				sev = sevFail
 				continue
 			}
-			d.Args = append(d.Args, a)
+			d.Args = c.argChunks.add(d.Args, a)
 			sev = max(sev, sevAmbiguous)
 		}
 	}

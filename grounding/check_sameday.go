@@ -53,7 +53,7 @@ func (c *checker) checkSameDay(d *DecisionResult, text string, msg int) int {
 					}
 					a := c.contradictedSpan(s0, text[s0:end], "the records "+recordList(dr)+" all have a date on "+dr.date)
 					c.pointAtRecord(&a, dr.ids[1], dr.msgs[1])
-					d.Args = append(d.Args, a)
+					d.Args = c.argChunks.add(d.Args, a)
 					sev = max(sev, sevFail)
 					break
 				}
@@ -85,7 +85,7 @@ func (c *checker) checkSameDay(d *DecisionResult, text string, msg int) int {
 				a := c.unsupportedSpan(s0, text[s0:end], "names "+strings.Join(named, ", ")+" for "+dr.date+
 					", but the record of "+dr.ids[j]+" (message "+strconv.Itoa(dr.msgs[j])+") has a date on that day too")
 				c.pointAtRecord(&a, dr.ids[j], dr.msgs[j])
-				d.Args = append(d.Args, a)
+				d.Args = c.argChunks.add(d.Args, a)
 				sev = max(sev, sevAmbiguous)
 				break
 			}

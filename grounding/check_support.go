@@ -86,7 +86,7 @@ func (c *checker) visibleEvidence(o occ, raw string) (Evidence, bool) {
 }
 
 func (c *checker) describeNorm(n normKind, text, raw string) string {
-	q := strconv.Quote(text)
+	q := c.quoteTmp(text) // every branch copies it into a new string
 	switch n {
 	case nkMoney:
 		return q + " → " + raw + " ($ amount)"
@@ -262,8 +262,16 @@ func (c *checker) stringKeyCut(s string) string {
 // quoteOut is strconv.Quote(s) cut from the result's slab: the raw form of
 // a value found in text, which evidence may quote.
 func (c *checker) quoteOut(s string) string {
-	c.keyBuf = strconv.AppendQuote(c.keyBuf[:0], s)
+	c.keyBuf = appendQuote(c.keyBuf[:0], s)
 	return c.out.cut(c.keyBuf)
+}
+
+// quoteTmp is strconv.Quote(s) cut from the scratch slab: for quoted text
+// that is searched for, or copied into a longer string, never kept as it
+// is. Quoting into a new string cost an allocation each time.
+func (c *checker) quoteTmp(s string) string {
+	c.quoteBuf = appendQuote(c.quoteBuf[:0], s)
+	return c.slab.cut(c.quoteBuf)
 }
 
 func (c *checker) numberKeyCut(f float64) string {
@@ -1021,7 +1029,7 @@ func hasDigit(s string) bool {
 // group on its first number.
 func (c *checker) joinGroup(key []byte, f float64) {
 	h := hashKey(key)
-	g, slot, ok := c.groupAt.find(h, string(key))
+	g, slot, ok := c.groupAt.findBytes(h, key)
 	if !ok {
 		g = int32(len(c.sumGroups))
 		k := c.slab.cut(key)

@@ -145,7 +145,7 @@ func (c *checker) checkText(d *DecisionResult, field, text string, msg int, repl
 		if d.Args == nil {
 			d.Args = c.argChunks.take(len(args))
 		}
-		d.Args = append(d.Args, args...)
+		d.Args = c.argChunks.add(d.Args, args...)
 	}
 	clear(args) // drop references to this text's strings
 	c.argScratch = args[:0]
@@ -336,7 +336,7 @@ func (c *checker) keyedSupport(key, span string, msg int, role string) finding {
 		vis := c.spanText(o)
 		if !strings.EqualFold(vis, span) {
 			f.status, f.reason = StatusNormalized, ReasonNormalized
-			ev.Normalization = strconv.Quote(vis) + " ~ " + strconv.Quote(span) + " (" + key[2:] + ")"
+			ev.Normalization = c.quoteTmp(vis) + " ~ " + c.quoteTmp(span) + " (" + key[2:] + ")"
 			f.ev = ev
 		} else {
 			f.ev.Normalization = ""
@@ -384,7 +384,10 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		if lowText != "" {
 			low = lowText[start:end]
 		} else {
-			low = strings.ToLower(sentence)
+			// strings.ToLower, into the scratch slab: only reportsDone
+			// reads it.
+			c.lowBuf = appendLower(c.lowBuf[:0], sentence)
+			low = c.slab.cut(c.lowBuf)
 		}
 		if end < len(text) {
 			end++
@@ -415,7 +418,7 @@ func (c *checker) checkClaims(d *DecisionResult, text string, msg int) int {
 		if named == "" || done {
 			continue
 		}
-		d.Args = append(d.Args, c.unsupportedSpan(s0, sentence, "reports a "+named+" action as done; no successful call before it did that"))
+		d.Args = c.argChunks.add(d.Args, c.unsupportedSpan(s0, sentence, "reports a "+named+" action as done; no successful call before it did that"))
 		sev = sevAmbiguous
 	}
 	return sev
@@ -511,7 +514,7 @@ func (c *checker) checkReport(d *DecisionResult, text string, msg int) int {
 			}
 			note += " (earlier tool results not all searched: this trajectory's searches read their limit of " + limit + ")"
 		}
-		d.Args = append(d.Args, c.unsupportedSpan(s0, line, note))
+		d.Args = c.argChunks.add(d.Args, c.unsupportedSpan(s0, line, note))
 		sev = sevAmbiguous
 	}
 	return sev
@@ -775,7 +778,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 	if lt := c.lowOf(msg); text == c.t.Messages[msg].Content {
 		low = lt.low
 		if !lt.ascii {
-			fold = lt.foldOf(text)
+			fold = lt.foldOf(text, &c.slab)
 		}
 	} else { // a free-text argument named content
 		fold, low = asciiLower(text), strings.ToLower(text)
@@ -803,7 +806,7 @@ func (c *checker) checkCounts(d *DecisionResult, text string, msg int) int {
 		}
 		ev := nowhere()
 		ev.Note = "speaks about the user's " + kr.name + "s while " + strconv.Itoa(unread) + " listed ones were never read"
-		d.Args = append(d.Args, ArgEvidence{Path: "content", Value: c.vals.quote(clip(strings.TrimSpace(text), 80)), Role: RoleFreeText,
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "content", Value: c.vals.quote(clip(strings.TrimSpace(text), 80)), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported, Where: ev})
 		return sevAmbiguous
 	}

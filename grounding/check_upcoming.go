@@ -57,7 +57,7 @@ func (c *checker) checkUpcomingTotal(d *DecisionResult, text string, msg int) in
 					"), the payment of "+id+" (message "+strconv.Itoa(m)+"), as upcoming, but its last date "+last+
 					" is before the current time "+now.Format("2006-01-02"))
 				c.pointAtRecord(&a, id, m)
-				d.Args = append(d.Args, a)
+				d.Args = c.argChunks.add(d.Args, a)
 				sev = max(sev, sevFail)
 				break
 			}

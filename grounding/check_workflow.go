@@ -83,12 +83,13 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 	// An enum's value ("economy", "one_way") names no listing: the agent's
 	// questions offer every value of it ("basic economy, economy, or
 	// business?"), and a "yes" to one of those is no yes to the write.
-	var choices []string
+	choices := c.choices[:0] // keys cut from the scratch slab
 	for i := range d.Args {
 		if a := &d.Args[i]; a.Role == RoleEnum || a.Role == RoleBoolean {
-			choices = append(choices, valueKeys(string(a.Value))...)
+			choices = c.appendValueKeys(choices, string(a.Value))
 		}
 	}
+	c.choices = choices
 	var parts [4]string
 	for _, k := range ci.argKeys {
 		if slices.Contains(choices, k) {
@@ -137,7 +138,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		// write's (task20: "a price difference of $146" for a change that
 		// refunds 414).
 		if a, m := c.unsupportedAmountIn(accepted); a != nil {
-			d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+			d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 				Status: StatusUnsupported, Reason: ReasonUnsupported,
 				Where: againstPolicy("the listing the user accepted (message " + strconv.Itoa(m) + ") states " + strings.Trim(string(a.Value), `"`) +
 					", which nothing visible supports as this write's price: the user accepted a cost it will not have")})
@@ -145,7 +146,7 @@ func (c *checker) workflow(d *DecisionResult, ci *callInfo, call *ToolCall) int 
 		}
 	}
 	if accepted != nil && conf.priced[call.Name] && sev == sevOK && !c.statesPrice(accepted, conf.unpriced) {
-		d.Args = append(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
+		d.Args = c.argChunks.add(d.Args, ArgEvidence{Path: "policy", Value: c.vals.quote(call.Name), Role: RoleFreeText,
 			Status: StatusUnsupported, Reason: ReasonUnsupported,
 			Where: againstPolicy("the listing the user accepted at message " + strconv.Itoa(accepted.user) + " states no price: " +
 				call.Name + " charges or refunds the difference, and the user was told no amount")})
@@ -322,7 +323,7 @@ func stemIn(text, w string) (int, int, bool) {
 func (c *checker) violate(d *DecisionResult, code string, trajectory bool, detail string) {
 	c.res.Violations = append(c.res.Violations, Violation{Code: code, Decision: d.Ordinal, Message: d.Message, Detail: detail, Trajectory: trajectory})
 	if !hasString(d.Reasons, code) {
-		d.Reasons = append(d.Reasons, code)
+		d.Reasons = c.reasonChunks.add(d.Reasons, code)
 	}
 }
 

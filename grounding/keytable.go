@@ -56,6 +56,31 @@ func (t *keyTable) find(h uint64, key string) (int32, int, bool) {
 	}
 }
 
+// findBytes is find for a key in a buffer: a string(key) argument would be
+// copied to the heap when longer than the compiler's stack buffer, while
+// the comparison below converts without copying.
+func (t *keyTable) findBytes(h uint64, key []byte) (int32, int, bool) {
+	if len(t.slots) == 0 {
+		return -1, -1, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.gen != t.gen {
+			return -1, int(i), false
+		}
+		if s.h == h && s.key == string(key) {
+			return s.val, int(i), true
+		}
+	}
+}
+
+// getBytes is findBytes for the value alone.
+func (t *keyTable) getBytes(h uint64, key []byte) (int32, bool) {
+	v, _, ok := t.findBytes(h, key)
+	return v, ok
+}
+
 // get is find for the value alone.
 func (t *keyTable) get(h uint64, key string) (int32, bool) {
 	v, _, ok := t.find(h, key)

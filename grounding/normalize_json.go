@@ -151,7 +151,7 @@ func appendSeg(b []byte, i int, s jsonSeg) []byte {
 		return append(b, s.key...)
 	}
 	b = append(b, '[')
-	b = strconv.AppendQuote(b, s.key)
+	b = appendQuote(b, s.key)
 	return append(b, ']')
 }
 

@@ -138,7 +138,7 @@ type numOcc struct {
 // entryFor returns the entry of a key, if any visible message named it.
 func (c *checker) entryFor(key []byte) (int32, bool) {
 	h := hashKey(key)
-	if id, ok := c.keys.get(h, string(key)); ok {
+	if id, ok := c.keys.getBytes(h, key); ok {
 		return id, true
 	}
 	for _, b := range c.bases {
@@ -310,7 +310,7 @@ func newBaseIndex(b *mentionBuf, isJSON bool, pending []pendingMD) *baseIndex {
 		}
 		part := m.kind == mIDPart
 		h := hashKey(key)
-		i, slot, seen := bi.occ.find(h, string(key))
+		i, slot, seen := bi.occ.findBytes(h, key)
 		switch {
 		case !seen:
 			bi.occ.insert(slot, h, string(key), int32(len(bi.occs)))
@@ -562,7 +562,7 @@ func (s *scratchSlab) cutString(p string) string {
 	return s.cut(unsafe.Slice(unsafe.StringData(p), len(p)))
 }
 
-// cutLower is cutString of an ASCII p with its letters lowered.
+// cutLower is cutString of p with its ASCII letters lowered (asciiLower).
 func (s *scratchSlab) cutLower(p string) string {
 	out := s.cutString(p)
 	if out == "" {
@@ -600,20 +600,47 @@ func (r *resultBytes) quote(s string) json.RawMessage {
 	return r.b[off:len(r.b):len(r.b)]
 }
 
-// argChunk hands out the ArgEvidence slices of decisions from shared
-// chunks: each slice is capped at what it was asked for, so appending past
-// it reallocates that decision's slice alone.
-type argChunk struct{ a []ArgEvidence }
+// chunk hands out the slices results keep (decisions' ArgEvidence and
+// reasons) from shared allocations: each slice is capped at what it was
+// asked for, so appending past it with the built-in append reallocates that
+// decision's slice alone.
+type chunk[T any] struct{ a []T }
 
-const argChunkSize = 64
+const chunkLen = 64
 
-func (ac *argChunk) take(n int) []ArgEvidence {
-	if cap(ac.a)-len(ac.a) < n {
-		ac.a = make([]ArgEvidence, 0, max(argChunkSize, n))
+func (ch *chunk[T]) take(n int) []T {
+	if cap(ch.a)-len(ch.a) < n {
+		ch.a = make([]T, 0, max(chunkLen, n))
 	}
-	off := len(ac.a)
-	ac.a = ac.a[:off+n]
-	return ac.a[off : off : off+n]
+	off := len(ch.a)
+	ch.a = ch.a[:off+n]
+	return ch.a[off : off : off+n]
+}
+
+// add appends a to s, a slice of one decision. A full slice that is the
+// chunk's latest handout grows in place (a call's checks append after the
+// evidence of its arguments, typically with nothing taken in between); any
+// other moves into the chunk. The built-in append would reallocate the
+// slice on the heap at twice its size: a pool pass appended past the cap of
+// every write's evidence (the confirmation rule's finding), and reasons
+// were appended one at a time, one allocation each.
+func (ch *chunk[T]) add(s []T, a ...T) []T {
+	if cap(s)-len(s) < len(a) {
+		s = ch.grow(s, len(a))
+	}
+	return append(s, a...)
+}
+
+// grow returns s with room for n more items, cut from the chunk.
+func (ch *chunk[T]) grow(s []T, n int) []T {
+	need := len(s) + n - cap(s)
+	if k := len(ch.a); cap(s) > 0 && k >= cap(s) && cap(ch.a)-k >= need && &ch.a[k-1] == &s[:cap(s)][cap(s)-1] {
+		// s ends where the chunk's free part starts: extend it.
+		off := k - cap(s)
+		ch.a = ch.a[:k+need]
+		return ch.a[off : off+len(s) : k+need]
+	}
+	return append(ch.take(len(s)+n), s...)
 }
 
 // rewind makes every chunk free again: the strings cut so far must be dead.
@@ -1024,13 +1051,17 @@ type lowText struct {
 }
 
 // foldOf returns asciiLower(content) of the message lt is for: for ASCII
-// text that is what strings.ToLower made.
-func (lt *lowText) foldOf(content string) string {
+// text that is what strings.ToLower made. Like low, a fold is read only by
+// this trajectory's checks: it is cut from the scratch slab.
+func (lt *lowText) foldOf(content string, slab *scratchSlab) string {
 	if !lt.folded {
-		if lt.ascii {
+		switch {
+		case lt.ascii:
 			lt.fold = lt.low
-		} else {
-			lt.fold = asciiLower(content)
+		case lt.upper:
+			lt.fold = slab.cutLower(content)
+		default:
+			lt.fold = content
 		}
 		lt.folded = true
 	}
@@ -1041,7 +1072,7 @@ func (lt *lowText) foldOf(content string) string {
 // cached fold of message msg's content when text is that content.
 func (c *checker) textLower(text string, msg int) string {
 	if text == c.t.Messages[msg].Content {
-		return c.lowOf(msg).foldOf(text)
+		return c.lowOf(msg).foldOf(text, &c.slab)
 	}
 	return asciiLower(text)
 }
@@ -1062,8 +1093,15 @@ func (c *checker) lowOf(msg int) *lowText {
 			// Only this trajectory's checks read it: lower it into the
 			// scratch slab rather than a string of its own.
 			lt.low = c.slab.cutLower(content)
+		} else if lt.ascii {
+			lt.low = content // nothing to lower
 		} else {
-			lt.low = strings.ToLower(content) // content itself when nothing changes
+			// strings.ToLower, into the scratch slab as above; content
+			// itself when nothing changes.
+			c.lowBuf = appendLower(c.lowBuf[:0], content)
+			if lt.low = content; string(c.lowBuf) != content {
+				lt.low = c.slab.cut(c.lowBuf)
+			}
 		}
 	}
 	return lt
