@@ -22,6 +22,7 @@ func (c *checker) checkItemOptions(d *DecisionResult, text string, msg int) int 
 	r := c.rt.itemOptions
 	sev := sevOK
 	h0, h1 := -1, -1 // the lead-in of the list being read, in text
+	lead := ""       // its lower-cased text
 	for l0 := 0; l0 < len(text); {
 		l1 := strings.IndexByte(text[l0:], '\n')
 		if l1 < 0 {
@@ -33,12 +34,20 @@ func (c *checker) checkItemOptions(d *DecisionResult, text string, msg int) int 
 		switch t := strings.TrimRight(line, " \t*"); {
 		case listItem(line):
 			if h0 >= 0 && sev < sevFail {
-				if s := c.leadInItemOptions(d, r, text, h0, h1, l0, line, msg); s > sev {
+				if s := c.leadInItemOptions(d, r, text, lead, h0, h1, line, msg); s > sev {
 					sev = s
 				}
 			}
 		case strings.HasSuffix(t, ":"):
 			h0, h1 = l0+leadInStart(t), l0+len(t)
+			// Only a lead-in that says the items share its values:
+			// "larger than your current 500ml", "stainless steel or
+			// 1000ml" name values the items need not have.
+			if h := text[h0:h1]; !wordFold(h, "same") || wordFold(h, "than") || wordFold(h, "or") || wordFold(h, "current") {
+				h0 = -1
+			} else {
+				lead = asciiLower(h)
+			}
 		case strings.TrimSpace(line) != "":
 			h0 = -1
 		}
@@ -73,16 +82,9 @@ func leadInStart(t string) int {
 // that option, said in the lead-in while the item's own value is not,
 // fails (vis.contradiction). Values shorter than three letters ("S", "L")
 // are not read: they are words of prose too.
-func (c *checker) leadInItemOptions(d *DecisionResult, r *ItemOptionsRule, text string, h0, h1, l0 int, line string, msg int) int {
+func (c *checker) leadInItemOptions(d *DecisionResult, r *ItemOptionsRule, text, lead string, h0, h1 int, line string, msg int) int {
 	id, _, m, opts := c.lineItem(r, line, msg)
 	if id == "" || len(opts) == 0 {
-		return sevOK
-	}
-	lead := asciiLower(text[h0:h1])
-	// Only a lead-in that says the items share its values: "larger than
-	// your current 500ml", "stainless steel or 1000ml" name values the
-	// items need not have.
-	if !wordIn(lead, "same") || wordIn(lead, "than") || wordIn(lead, "or") || wordIn(lead, "current") {
 		return sevOK
 	}
 	items := c.itemsOf(r, m)
@@ -113,6 +115,21 @@ func (c *checker) leadInItemOptions(d *DecisionResult, r *ItemOptionsRule, text 
 		}
 	}
 	return sevOK
+}
+
+// wordFold reports whether s holds w (lower-case ASCII) as a word, in
+// any case, without lowering s: most lines a reply ends with a colon are
+// headings whose lead-in is never read.
+func wordFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if (i > 0 && (letterByte(s[i-1]) || digitByte(s[i-1]))) || !strings.EqualFold(s[i:i+len(w)], w) {
+			continue
+		}
+		if e := i + len(w); e == len(s) || !letterByte(s[e]) && !digitByte(s[e]) {
+			return true
+		}
+	}
+	return false
 }
 
 // wordIn reports whether low (lower-cased) says the option value v as

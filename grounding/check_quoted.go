@@ -72,19 +72,22 @@ func quotedSpans(text string) func(yield func(int, int) bool) {
 // content, or an assistant message's call arguments) holds low, a
 // lower-cased phrase.
 func (c *checker) visiblePhrase(low string, msg int) bool {
+	// The contents first, whose lowered text is kept per message; the
+	// call arguments, lowered here, only when no content holds it.
 	for j := msg - 1; j >= 0; j-- {
 		m := &c.t.Messages[j]
-		if m.IsHidden() {
-			continue
-		}
-		if m.Content != "" && strings.Contains(c.lowerContent(j), low) {
+		if !m.IsHidden() && m.Content != "" && strings.Contains(c.lowerContent(j), low) {
 			return true
 		}
-		if m.Role == RoleAssistant && j < len(c.firstCall) && c.firstCall[j] >= 0 {
-			for k := range m.ToolCalls {
-				if strings.Contains(asciiLower(c.calls[int(c.firstCall[j])+k].args), low) {
-					return true
-				}
+	}
+	for j := msg - 1; j >= 0; j-- {
+		m := &c.t.Messages[j]
+		if m.Role != RoleAssistant || m.IsHidden() || j >= len(c.firstCall) || c.firstCall[j] < 0 {
+			continue
+		}
+		for k := range m.ToolCalls {
+			if strings.Contains(strings.ToLower(c.calls[int(c.firstCall[j])+k].args), low) {
+				return true
 			}
 		}
 	}
