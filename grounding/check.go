@@ -13,7 +13,7 @@ import (
 
 // EngineVersion identifies the checking rules. Stored results carry it so a
 // recheck knows which ones an engine change made stale.
-const EngineVersion = "1.2.49"
+const EngineVersion = "1.2.50"
 
 // Verdict is the automatic grounding verdict of one decision (SPEC §3).
 type Verdict string

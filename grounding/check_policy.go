@@ -1062,13 +1062,28 @@ func (c *checker) policyClaims(d *DecisionResult, field, text, low string, msg i
 			}
 			if pc.fails {
 				a.Status, a.Reason = StatusContradiction, ReasonContradiction
-				d.Args = c.argChunks.add(d.Args, a)
+				c.addClaimFinding(d, a)
 				sev = sevFail
 				continue
 			}
-			d.Args = c.argChunks.add(d.Args, a)
+			c.addClaimFinding(d, a)
 			sev = max(sev, sevAmbiguous)
 		}
 	}
 	return sev
+}
+
+// addClaimFinding adds a claim's finding on a sentence to d, once: when
+// an earlier claim already flagged the same span, the finding that fails
+// stays (the sentence reads once in the evidence, with its worst note).
+func (c *checker) addClaimFinding(d *DecisionResult, a ArgEvidence) {
+	for k := range d.Args {
+		if e := &d.Args[k]; e.Path == a.Path && (e.Status == StatusContradiction || e.Status == StatusUnsupported) {
+			if e.Status == StatusUnsupported && a.Status == StatusContradiction {
+				*e = a
+			}
+			return
+		}
+	}
+	d.Args = c.argChunks.add(d.Args, a)
 }

@@ -798,6 +798,12 @@ func TestCheckPolicyStatements(t *testing.T) {
 	runCheckCases(t, []checkCase{
 		{name: "basic economy cannot change passenger names", in: say("Please change the passenger Mei Lee to Mei Garcia.", "Unfortunately, with basic economy reservations, changes to passenger names are not allowed."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction, arg: "Unfortunately, with basic economy reservations, changes to passenger names are not allowed", where: "can change its passengers"},
+		// A blanket ban said before the user named a change (task4-trial0;
+		// the main set passes task13-trial0's, set 20 fails this one).
+		{name: "a blanket basic economy ban before the user named a change", in: say("I want to modify a flight booking I made.", "However, this reservation is in basic economy class, which cannot be modified."),
+			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "the user has not asked to change flights"},
+		{name: "the same ban once the user asked for another flight", in: say("I want to change my flight to a later one.", "However, this reservation is in basic economy class, which cannot be modified."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "basic economy cannot upgrade cabin", in: say("Please upgrade me to business.", "Please note that basic economy flights cannot be modified, including cabin upgrades."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction},
 		{name: "basic economy flights cannot be changed: the policy's rule", in: say("Please move my flight to Friday.", "Basic economy flights cannot be modified, so I cannot change the flight."),
@@ -1413,4 +1419,26 @@ func TestCheckFoundWithoutRead(t *testing.T) {
 			say("Once I have located your account, I can help with your orders.").build(),
 			msg: 1, call: -1, verdict: VerdictPass, absent: ReasonContradiction},
 	})
+}
+
+// TestClaimFindingOnce: a sentence two claims flag reads once in the
+// evidence, with the finding that fails (before, the passenger-name ban
+// also drew the blanket-ban note on the same span).
+func TestClaimFindingOnce(t *testing.T) {
+	tr := traj("airline").sys(airlinePolicy).user("Please change the passenger Mei Lee to Mei Garcia.").
+		say("Unfortunately, with basic economy reservations, changes to passenger names are not allowed.").build()
+	res := Check(tr, nil)
+	d := decisionAt(t, res, 2, -1)
+	n := 0
+	for _, a := range d.Args {
+		if strings.HasPrefix(a.Path, "content[") && a.Status != StatusLiteral && a.Status != StatusNormalized {
+			n++
+			if a.Status != StatusContradiction {
+				t.Errorf("finding %s = %s, want the contradiction", a.Path, a.Status)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d claim findings on the sentence, want 1: %+v", n, d.Args)
+	}
 }
