@@ -804,6 +804,16 @@ func TestCheckPolicyStatements(t *testing.T) {
 			msg: 2, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "the user has not asked to change flights"},
 		{name: "the same ban once the user asked for another flight", in: say("I want to change my flight to a later one.", "However, this reservation is in basic economy class, which cannot be modified."),
 			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
+		// task48-trial2: "given the circumstances" a human is recommended
+		// for the denied request, a turn after the denial.
+		{name: "a human recommended for the circumstances after a denial", in: traj("airline").sys(airlinePolicy).
+			user("I need to change the date of my flight.").
+			say("Your reservation is in basic economy class, which cannot be modified.").
+			user("My wife passed away yesterday, I need to change it. Please help.").
+			say("I'm very sorry. Given the circumstances, I recommend transferring you to a human agent who can assist you further with your request.").build(),
+			msg: 4, call: -1, verdict: VerdictAmbiguous, reason: ReasonUnsupported, where: "a human agent has no power to grant it"},
+		{name: "the circumstances without a denial", in: say("My flight was cancelled and I am stuck at the airport.", "Given the circumstances, I can transfer you to a human agent who can assist you further."),
+			msg: 2, call: -1, verdict: VerdictPass, absent: ReasonUnsupported},
 		{name: "basic economy cannot upgrade cabin", in: say("Please upgrade me to business.", "Please note that basic economy flights cannot be modified, including cabin upgrades."),
 			msg: 2, call: -1, verdict: VerdictFail, reason: ReasonContradiction},
 		{name: "basic economy flights cannot be changed: the policy's rule", in: say("Please move my flight to Friday.", "Basic economy flights cannot be modified, so I cannot change the flight."),
