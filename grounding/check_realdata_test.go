@@ -207,6 +207,13 @@ func TestRealAirlineLabels(t *testing.T) {
 	// Set 19 was labelled on 1.2.49:
 	// 4 of 50 (three offers of a destination change, which the main set
 	// passes in task13-trial0, and a price difference from the new fare).
+	// Set 20 was labelled on 1.2.49: 3 of 50 (a question the records
+	// answer, a blanket basic-economy ban, which 1.2.50 sends to a human,
+	// a transfer of a denied request). Set 21 was labelled on 1.2.50: 4
+	// of 54 (a human recommended "given the circumstances" after a denial
+	// and its transfer, which airline profile 33 catches, a
+	// cheapest-options list leaving out the cheapest, a destination change
+	// offered).
 	heldFiles, _ := filepath.Glob("testdata/labels/tau-airline-heldout*.json")
 	for _, hf := range heldFiles {
 		heldOut(t, results, hf)
