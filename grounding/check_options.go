@@ -99,8 +99,7 @@ func (c *checker) leadInItemOptions(d *DecisionResult, r *ItemOptionsRule, text,
 				continue
 			}
 			seen[optionFold(v)] = true
-			p := wordAt(lead, v)
-			if p < 0 {
+			if !wordIn(lead, v) {
 				continue
 			}
 			a := c.contradictedSpan(h0, text[h0:h1], "says the items it lists have "+k+" "+strconv.Quote(v)+", but item "+id+
@@ -133,21 +132,11 @@ func wordFold(s, w string) bool {
 }
 
 // wordIn reports whether low (lower-cased) says the option value v as
-// words, spaces and hyphens alike ("crew neck", "crew-neck").
-func wordIn(low, v string) bool { return wordAt(low, v) >= 0 }
-
-// wordAt is where low says v as words (see wordIn), -1 when it does not.
-func wordAt(low, v string) int {
+// words (containsWord), spaces and hyphens alike ("crew neck",
+// "crew-neck").
+func wordIn(low, v string) bool {
 	lv := asciiLower(v)
-	for _, form := range [...]string{lv, strings.ReplaceAll(lv, " ", "-"), strings.ReplaceAll(lv, "-", " ")} {
-		for p := range occurrences(low, form) {
-			e := p + len(form)
-			if (p == 0 || !letterByte(low[p-1]) && !digitByte(low[p-1])) && (e == len(low) || !letterByte(low[e]) && !digitByte(low[e])) {
-				return p
-			}
-		}
-	}
-	return -1
+	return containsWord(low, lv) || containsWord(low, strings.ReplaceAll(lv, " ", "-")) || containsWord(low, strings.ReplaceAll(lv, "-", " "))
 }
 
 // lineItemOptions checks one line of a reply (starting at byte l0).
